@@ -1,0 +1,77 @@
+package lab
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Environment variables that point the lab at prebuilt binaries; the Makefile sets them.
+const (
+	EnvKubeBin    = "SPILLWAY_KUBEBIN"
+	EnvKwok       = "SPILLWAY_KWOK"
+	EnvKwokStages = "SPILLWAY_KWOK_STAGES"
+)
+
+// ResolveBinaries finds the lab's binaries from the environment, or builds
+// them with the repository's hack scripts (cached under ~/.cache/spillway).
+func ResolveBinaries(progress io.Writer) (Binaries, error) {
+	b := Binaries{KubeDir: os.Getenv(EnvKubeBin), Kwok: os.Getenv(EnvKwok), KwokStages: os.Getenv(EnvKwokStages)}
+	root, rootErr := RepoRoot()
+	run := func(script string, args ...string) (string, error) {
+		if rootErr != nil {
+			return "", rootErr
+		}
+		cmd := exec.Command(filepath.Join(root, "hack", script), args...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, progress
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("hack/%s %s failed: %w", script, strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(out.String()), nil
+	}
+	var err error
+	if b.KubeDir == "" {
+		if b.KubeDir, err = run("kubebin.sh"); err != nil {
+			return b, err
+		}
+	}
+	if b.Kwok == "" {
+		if b.Kwok, err = run("tools.sh", "kwok"); err != nil {
+			return b, err
+		}
+	}
+	if b.KwokStages == "" {
+		if b.KwokStages, err = run("tools.sh", "kwok-stages"); err != nil {
+			return b, err
+		}
+	}
+	for _, f := range []string{filepath.Join(b.KubeDir, "kube-apiserver"), filepath.Join(b.KubeDir, "etcd"), b.Kwok, b.KwokStages} {
+		if _, err := os.Stat(f); err != nil {
+			return b, fmt.Errorf("lab binary %s is missing (%v): unset %s/%s/%s or run hack/kubebin.sh and hack/tools.sh kwok", f, err, EnvKubeBin, EnvKwok, EnvKwokStages)
+		}
+	}
+	return b, nil
+}
+
+// RepoRoot walks up from the working directory to the main module's go.mod.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(data, []byte("module github.com/spillway-dev/spillway\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("not inside the spillway repository (no go.mod of github.com/spillway-dev/spillway above the working directory)")
+		}
+		dir = parent
+	}
+}

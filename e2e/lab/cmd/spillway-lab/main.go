@@ -1,0 +1,123 @@
+// Command spillway-lab starts and stops the local lab clusters:
+//
+//	spillway-lab up --clusters "rome milan:nodes=3,nvidia.com/gpu=1"
+//	spillway-lab status
+//	spillway-lab stop|start|restart CLUSTER COMPONENT
+//	spillway-lab down
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "spillway-lab:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return errors.New("usage: spillway-lab {up|down|status|stop|start|restart} [flags]")
+	}
+	fs := flag.NewFlagSet("spillway-lab "+args[0], flag.ContinueOnError)
+	dir := fs.String("dir", ".lab", "state directory")
+	clusters := fs.String("clusters", os.Getenv("CLUSTERS"), `clusters to start, e.g. "rome milan:nodes=3,cpu=16,nvidia.com/gpu=1,label.topology.liqo.io/region=south"`)
+	portBase := fs.Int("port-base", lab.DefaultPortBase, "first loopback port of the lab")
+	overlap := fs.Bool("overlapping-cidrs", false, "give every cluster the same pod and service CIDRs")
+	qps := fs.Int("qps", lab.DefaultClientQPS.QPS, "client QPS of controller-manager and scheduler (burst is twice)")
+	timeout := fs.Duration("timeout", 10*time.Minute, "how long up and start/restart wait for readiness")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, *timeout)
+	defer cancelTimeout()
+	opts := lab.Options{Dir: *dir, PortBase: *portBase, OverlappingCIDRs: *overlap,
+		QPS: lab.ClientQPS{QPS: *qps, Burst: 2 * *qps}, Out: os.Stdout}
+
+	switch args[0] {
+	case "up":
+		specs, err := lab.ParseClusterSpecs(*clusters)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		l, err := lab.Up(ctx, opts, specs)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		fmt.Printf("lab: %s up in %s; try: kubectl --kubeconfig %s/%s/kubeconfig get nodes\n",
+			strings.Join(lab.Names(specs), ", "), time.Since(start).Round(100*time.Millisecond), *dir, specs[0].Name)
+		return nil
+	case "down":
+		if err := lab.DownDir(*dir); err != nil {
+			return err
+		}
+		fmt.Println("lab: down; every lab process stopped and", *dir, "cleared")
+		return nil
+	case "status":
+		return status(ctx, opts)
+	case "stop", "start", "restart":
+		return component(ctx, opts, args[0], fs.Args())
+	}
+	return fmt.Errorf("unknown verb %q: use up, down, status, stop, start or restart", args[0])
+}
+
+func status(ctx context.Context, opts lab.Options) error {
+	l, err := lab.Attach(opts)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	for _, c := range l.Clusters() {
+		health := "ready"
+		if err := c.CheckReadyz(ctx); err != nil {
+			health = "not ready: " + err.Error()
+		}
+		fmt.Printf("%s\t%s\t%s\n", c.Name, c.Server(), health)
+		for _, comp := range lab.Components {
+			state := "stopped"
+			if c.Running(comp) {
+				state = "running"
+			}
+			fmt.Printf("  %-24s %s\n", comp, state)
+		}
+	}
+	return nil
+}
+
+func component(ctx context.Context, opts lab.Options, verb string, args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("usage: spillway-lab %s CLUSTER COMPONENT (components: %s)", verb, strings.Join(lab.Components, ", "))
+	}
+	l, err := lab.Attach(opts)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	c, err := l.Cluster(args[0])
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "stop":
+		return c.Stop(args[1])
+	case "start":
+		return c.Start(ctx, args[1])
+	}
+	return c.Restart(ctx, args[1])
+}

@@ -1,0 +1,47 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestWaitForReportsADeadComponentWithItsLog(t *testing.T) {
+	g := NewWithT(t)
+	log := filepath.Join(t.TempDir(), "x.log")
+	p, err := startProcess([]string{"/bin/sh", "-c", "echo 'flag --bogus not recognised'; exit 3"}, log)
+	g.Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = waitFor(ctx, "waiting for x", map[string]*Process{"x": p}, func(context.Context) error { return errors.New("not yet") })
+	g.Expect(errors.Is(err, ErrComponentDied)).To(BeTrue(), "got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring("flag --bogus not recognised"))
+}
+
+func TestStopKillsTheProcessAndAliveFollows(t *testing.T) {
+	g := NewWithT(t)
+	p, err := startProcess([]string{"/bin/sleep", "60"}, filepath.Join(t.TempDir(), "s.log"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(p.Alive()).To(BeTrue())
+	g.Expect(p.Stop(5 * time.Second)).To(Succeed())
+	g.Expect(p.Alive()).To(BeFalse())
+}
+
+func TestAliveRejectsARecycledPid(t *testing.T) {
+	g := NewWithT(t)
+	p, err := startProcess([]string{"/bin/sleep", "60"}, filepath.Join(t.TempDir(), "s.log"))
+	g.Expect(err).NotTo(HaveOccurred())
+	defer p.Stop(time.Second)
+	// Same pid, recorded as another command (as after a reboot): not ours, never signalled.
+	other := &Process{PID: p.PID, Args: []string{"/usr/bin/etcd"}}
+	g.Expect(other.Alive()).To(BeFalse())
+}
+
+func TestStartProcessNamesAMissingBinary(t *testing.T) {
+	_, err := startProcess([]string{"/nonexistent/kube-apiserver"}, filepath.Join(t.TempDir(), "a.log"))
+	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("/nonexistent/kube-apiserver is missing")))
+}

@@ -1,0 +1,109 @@
+package lab
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// ClusterSpec describes one lab cluster and its simulated nodes.
+type ClusterSpec struct {
+	Name string `json:"name"`
+	// Nodes is how many kwok nodes the cluster starts with.
+	Nodes int `json:"nodes"`
+	// Capacity of every node: cpu, memory, pods and any extended resource (nvidia.com/gpu).
+	Capacity map[string]string `json:"capacity"`
+	// Labels added to every node.
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// DefaultNodes and DefaultCapacity size a cluster the user did not size.
+const DefaultNodes = 2
+
+// DefaultCapacity is a mid-size worker.
+func DefaultCapacity() map[string]string {
+	return map[string]string{"cpu": "8", "memory": "32Gi", "pods": "110"}
+}
+
+var clusterNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$`)
+
+// ParseClusterSpec reads "name[:key=value,...]" as written on the command line:
+// keys nodes, cpu, memory, pods, any resource name with a slash (nvidia.com/gpu),
+// and label.<key>=<value>. Example: "milan:nodes=3,cpu=16,nvidia.com/gpu=2,label.topology.liqo.io/region=north".
+func ParseClusterSpec(s string) (ClusterSpec, error) {
+	name, opts, _ := strings.Cut(strings.TrimSpace(s), ":")
+	spec := ClusterSpec{Name: name, Nodes: DefaultNodes, Capacity: DefaultCapacity(), Labels: map[string]string{}}
+	if !clusterNameRE.MatchString(name) {
+		return spec, fmt.Errorf("cluster name %q is invalid: use 1-32 lower-case letters, digits and '-', starting with a letter", name)
+	}
+	if opts == "" {
+		return spec, nil
+	}
+	for _, kv := range strings.Split(opts, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return spec, fmt.Errorf("cluster %q: option %q is not key=value (example: %s:nodes=3,cpu=16)", name, kv, name)
+		}
+		switch {
+		case k == "nodes":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 10000 {
+				return spec, fmt.Errorf("cluster %q: nodes=%q must be an integer between 0 and 10000", name, v)
+			}
+			spec.Nodes = n
+		case strings.HasPrefix(k, "label."):
+			spec.Labels[strings.TrimPrefix(k, "label.")] = v
+		case k == "cpu" || k == "memory" || k == "pods" || strings.Contains(k, "/"):
+			if _, err := resource.ParseQuantity(v); err != nil {
+				return spec, fmt.Errorf("cluster %q: %s=%q is not a quantity (examples: cpu=8, memory=32Gi)", name, k, v)
+			}
+			spec.Capacity[k] = v
+		default:
+			return spec, fmt.Errorf("cluster %q: unknown option %q: use nodes, cpu, memory, pods, a resource name like nvidia.com/gpu, or label.<key>", name, k)
+		}
+	}
+	return spec, nil
+}
+
+// ParseClusterSpecs reads a space- or comma-less list such as "rome milan:nodes=3".
+func ParseClusterSpecs(list string) ([]ClusterSpec, error) {
+	var specs []ClusterSpec
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(list) {
+		spec, err := ParseClusterSpec(f)
+		if err != nil {
+			return nil, err
+		}
+		if seen[spec.Name] {
+			return nil, fmt.Errorf("cluster %q is named twice", spec.Name)
+		}
+		seen[spec.Name] = true
+		specs = append(specs, spec)
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("no cluster named: pass CLUSTERS=\"rome milan\" (or --clusters)")
+	}
+	return specs, nil
+}
+
+// Names returns the cluster names of specs, in order.
+func Names(specs []ClusterSpec) []string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,35 @@
+package lab
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestParseClusterSpecs(t *testing.T) {
+	g := NewWithT(t)
+	specs, err := ParseClusterSpecs("rome  milan:nodes=3,cpu=16,nvidia.com/gpu=2,label.topology.liqo.io/region=north")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(Names(specs)).To(Equal([]string{"rome", "milan"}))
+	g.Expect(specs[0].Nodes).To(Equal(DefaultNodes))
+	g.Expect(specs[1].Nodes).To(Equal(3))
+	g.Expect(specs[1].Capacity).To(HaveKeyWithValue("cpu", "16"))
+	g.Expect(specs[1].Capacity).To(HaveKeyWithValue("memory", "32Gi"))
+	g.Expect(specs[1].Capacity).To(HaveKeyWithValue("nvidia.com/gpu", "2"))
+	g.Expect(specs[1].Labels).To(HaveKeyWithValue("topology.liqo.io/region", "north"))
+}
+
+func TestParseClusterSpecsRejectsBadInput(t *testing.T) {
+	for input, want := range map[string]string{
+		"":                 "no cluster named",
+		"Rome":             "invalid",
+		"rome rome":        "named twice",
+		"rome:nodes=x":     "nodes=",
+		"rome:cpu=lots":    "not a quantity",
+		"rome:colour=blue": "unknown option",
+		"rome:nodes":       "not key=value",
+	} {
+		_, err := ParseClusterSpecs(input)
+		NewWithT(t).Expect(err).To(MatchError(ContainSubstring(want)), "input %q", input)
+	}
+}

@@ -1,0 +1,40 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// StartForSuite starts the lab an e2e suite runs on, in <repo>/.lab-e2e/<suite>
+// and on its own port block, so suites never touch a developer's `make lab-up`
+// lab. A lab left behind by a crashed run of the same suite is torn down first.
+func StartForSuite(ctx context.Context, suite string, portBase int, specs []ClusterSpec, overlapping bool) (*Lab, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, ".lab-e2e", suite)
+	if err := DownDir(dir); err != nil {
+		return nil, fmt.Errorf("clearing the previous %s lab: %w", suite, err)
+	}
+	opts := Options{Dir: dir, PortBase: portBase, OverlappingCIDRs: overlapping, Out: os.Stderr}
+	l, err := Up(ctx, opts, specs)
+	if err != nil {
+		return nil, err
+	}
+	// Release the directory lock: the suite's own calls (Stop, Start) need no
+	// lock, and a parallel `spillway-lab status --dir` should not block.
+	l.Close()
+	return l, nil
+}
+
+// MustSpecs parses cluster specs and panics on error; for suites' literals.
+func MustSpecs(list string) []ClusterSpec {
+	specs, err := ParseClusterSpecs(list)
+	if err != nil {
+		panic(err)
+	}
+	return specs
+}

@@ -1,0 +1,47 @@
+//go:build e2e
+
+// Package lab_test checks the lab itself: real control planes start, schedule
+// onto kwok nodes, survive an API server restart, and refuse bad input clearly.
+package lab_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+const portBase = 18000
+
+var theLab *lab.Lab
+
+func TestLab(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "lab suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	start := time.Now()
+	var err error
+	theLab, err = lab.StartForSuite(ctx, "lab", portBase, lab.MustSpecs("rome milan:nodes=3,nvidia.com/gpu=1,label.topology.liqo.io/region=north"), false)
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoWriter.Printf("lab of two clusters started in %s\n", time.Since(start).Round(100*time.Millisecond))
+}, NodeTimeout(10*time.Minute))
+
+var _ = AfterSuite(func() {
+	if theLab == nil {
+		return
+	}
+	var pids []*lab.Cluster
+	pids = append(pids, theLab.Clusters()...)
+	Expect(theLab.Down()).To(Succeed())
+	for _, c := range pids {
+		for _, comp := range lab.Components {
+			Expect(c.Running(comp)).To(BeFalse(), "%s/%s still running after Down", c.Name, comp)
+		}
+	}
+})
