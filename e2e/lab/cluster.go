@@ -45,7 +45,9 @@ func (c *Cluster) path(elem ...string) string {
 func (c *Cluster) Kubeconfig() string { return c.path("kubeconfig") }
 
 // Server is the API server URL.
-func (c *Cluster) Server() string { return "https://127.0.0.1:" + strconv.Itoa(c.state.Ports.APIServer) }
+func (c *Cluster) Server() string {
+	return "https://127.0.0.1:" + strconv.Itoa(c.state.Ports.APIServer)
+}
 
 // PodCIDR and ServiceCIDR are the cluster's ranges.
 func (c *Cluster) PodCIDR() string     { return c.state.CIDRs.Pod }
