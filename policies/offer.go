@@ -1,0 +1,121 @@
+package policies
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// DefaultSharingPercentage is the share of a provider's free resources offered
+// when an offer lists no explicit limits, as Liqo does.
+const DefaultSharingPercentage = 90
+
+// virtualNodeLabel marks nodes that are themselves borrowed capacity; a provider
+// never re-offers them, or two clusters peered both ways would inflate each other.
+const (
+	virtualNodeLabelKey   = "liqo.io/type"
+	virtualNodeLabelValue = "virtual-node"
+)
+
+// FreeAllocatable sums the allocatable resources of the Ready, schedulable,
+// physical nodes and subtracts the requests of the pods still holding them.
+func FreeAllocatable(nodes []corev1.Node, pods []corev1.Pod) corev1.ResourceList {
+	free := corev1.ResourceList{}
+	counted := map[string]bool{}
+	for i := range nodes {
+		n := &nodes[i]
+		if !nodeCounts(n) {
+			continue
+		}
+		counted[n.Name] = true
+		for name, q := range n.Status.Allocatable {
+			sum := free[name]
+			sum.Add(q)
+			free[name] = sum
+		}
+	}
+	for i := range pods {
+		p := &pods[i]
+		if !counted[p.Spec.NodeName] || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
+			if sum, ok := free[name]; ok {
+				sum.Sub(q)
+				free[name] = sum
+			}
+		}
+		if sum, ok := free[corev1.ResourcePods]; ok {
+			sum.Sub(*resource.NewQuantity(1, resource.DecimalSI))
+			free[corev1.ResourcePods] = sum
+		}
+	}
+	for name, q := range free {
+		if q.Sign() < 0 {
+			free[name] = *resource.NewQuantity(0, q.Format)
+		}
+	}
+	return free
+}
+
+func nodeCounts(n *corev1.Node) bool {
+	if n.Labels[virtualNodeLabelKey] == virtualNodeLabelValue || n.Spec.Unschedulable {
+		return false
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// RoundedToZero names a resource the provider has but whose share rounds down to
+// nothing: an integer resource (a GPU) is never silently dropped from an offer.
+type RoundedToZero struct {
+	Name corev1.ResourceName
+	Free resource.Quantity
+}
+
+// ScaleOffer returns percent % of free. CPU keeps millicores; every other
+// resource is an integer count of its unit and is rounded down.
+func ScaleOffer(free corev1.ResourceList, percent int32) (corev1.ResourceList, []RoundedToZero) {
+	offered := corev1.ResourceList{}
+	var zeroed []RoundedToZero
+	for _, name := range sortedNames(free) {
+		q := free[name]
+		var scaled resource.Quantity
+		if name == corev1.ResourceCPU {
+			scaled = *resource.NewMilliQuantity(q.MilliValue()*int64(percent)/100, q.Format)
+		} else {
+			scaled = *resource.NewQuantity(q.Value()*int64(percent)/100, q.Format)
+		}
+		if scaled.IsZero() && !q.IsZero() {
+			zeroed = append(zeroed, RoundedToZero{Name: name, Free: q})
+		}
+		offered[name] = scaled
+	}
+	return offered, zeroed
+}
+
+// RoundedToZeroMessage explains zeroed resources and how to keep them.
+func RoundedToZeroMessage(zeroed []RoundedToZero, percent int32) string {
+	parts := make([]string, 0, len(zeroed))
+	for _, z := range zeroed {
+		parts = append(parts, fmt.Sprintf("%s: %d%% of %s free rounds down to 0", z.Name, percent, z.Free.String()))
+	}
+	return strings.Join(parts, "; ") + ": raise spec.sharingPercentage or list the resource in spec.resources.limits"
+}
+
+func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(l))
+	for n := range l {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
+}
