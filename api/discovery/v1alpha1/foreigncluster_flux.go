@@ -1,0 +1,19 @@
+package v1alpha1
+
+// These accessors let the shared Flux status helpers (controllers/fluxstatus)
+// finalize a ForeignCluster without knowing its concrete type.
+
+// GetLastHandledReconcileRequest returns the last reconcile.fluxcd.io/requestedAt value handled.
+func (in *ForeignCluster) GetLastHandledReconcileRequest() string {
+	return in.Status.LastHandledReconcileAt
+}
+
+// SetLastHandledReconcileRequest records a handled reconcile.fluxcd.io/requestedAt value.
+func (in *ForeignCluster) SetLastHandledReconcileRequest(v string) {
+	in.Status.LastHandledReconcileAt = v
+}
+
+// SetObservedGeneration records the generation the status describes.
+func (in *ForeignCluster) SetObservedGeneration(g int64) {
+	in.Status.ObservedGeneration = g
+}

@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	"github.com/fluxcd/pkg/apis/meta"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// OfferedResources bounds what a provider hands to one consumer.
+type OfferedResources struct {
+	// Limits is the fixed amount of each resource offered, e.g. cpu, memory,
+	// nvidia.com/gpu. The consumer's virtual node advertises exactly this as
+	// its capacity and allocatable.
+	// +optional
+	Limits corev1.ResourceList `json:"limits,omitempty"`
+}
+
+// ResourceOfferSpec is what a provider cluster offers to one consumer.
+//
+// The offer is either fixed (resources.limits) or proportional
+// (sharingPercentage of the provider's free allocatable). When neither is set
+// the controller offers DefaultSharingPercentage (90) percent; the default is
+// applied in Go, not by the schema, so that setting limits never conflicts
+// with a defaulted percentage.
+// +kubebuilder:validation:XValidation:rule="!(has(self.resources) && has(self.resources.limits) && size(self.resources.limits) > 0 && has(self.sharingPercentage))",message="spec.resources.limits and spec.sharingPercentage are mutually exclusive: set fixed limits or a percentage of free allocatable, not both"
+type ResourceOfferSpec struct {
+	// ClusterID is the cluster ID of the consumer this offer is for.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.clusterId is immutable: create a new ResourceOffer for another consumer"
+	ClusterID string `json:"clusterId"`
+
+	// ClusterName is a human-friendly name of the consumer, for display only.
+	// +optional
+	ClusterName string `json:"clusterName,omitempty"`
+
+	// Resources is a fixed offer. Leave it out to offer a percentage instead.
+	// +optional
+	Resources *OfferedResources `json:"resources,omitempty"`
+
+	// SharingPercentage offers this percentage (1-100) of the provider's free
+	// allocatable resources, recomputed as the provider's load changes. Only
+	// used when resources.limits is empty; defaults to 90 in that case.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	SharingPercentage *int32 `json:"sharingPercentage,omitempty"`
+
+	// Labels are cluster labels the provider advertises with the offer, such
+	// as topology.liqo.io/region; the consumer copies them onto the virtual
+	// node so workloads can target the peer with ordinary node selectors.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// Suspend stops the controller from recomputing or publishing the offer;
+	// the last published offer stays in place.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+}
+
+// ResourceOfferStatus is what is actually being offered right now.
+type ResourceOfferStatus struct {
+	// ObservedGeneration is the spec generation the status reflects. It starts
+	// at -1 so that kstatus treats a never-reconciled object as in progress.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions holds the Flux-style summary conditions (Ready, Reconciling,
+	// Stalled).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// ReconcileRequestStatus records the last handled reconcile request.
+	meta.ReconcileRequestStatus `json:",inline"`
+
+	// Offered is the amount of each resource currently offered: the limits
+	// verbatim, or the computed share of free allocatable.
+	// +optional
+	Offered corev1.ResourceList `json:"offered,omitempty"`
+
+	// IdentitySecretName is the Secret, in the tenant namespace on the
+	// provider side, holding the credentials issued to the consumer.
+	// +optional
+	IdentitySecretName string `json:"identitySecretName,omitempty"`
+
+	// TenantNamespace is the provider-side namespace dedicated to the
+	// consumer, where its offloaded workloads and credentials live.
+	// +optional
+	TenantNamespace string `json:"tenantNamespace,omitempty"`
+}
+
+// ResourceOffer is the amount of compute a provider cluster lends to one
+// consumer cluster. The consumer turns it into the capacity of a virtual node.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=liqo
+// +kubebuilder:printcolumn:name="Cluster ID",type=string,JSONPath=`.spec.clusterId`
+// +kubebuilder:printcolumn:name="CPU",type=string,JSONPath=`.status.offered.cpu`
+// +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.status.offered.memory`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ResourceOffer struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the desired offer.
+	// +required
+	Spec ResourceOfferSpec `json:"spec"`
+
+	// Status is the offer in effect.
+	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
+	Status ResourceOfferStatus `json:"status,omitempty"`
+}
+
+// GetConditions returns the summary conditions; together with SetConditions
+// it lets fluxcd/pkg/runtime/conditions helpers manage them.
+func (in *ResourceOffer) GetConditions() []metav1.Condition {
+	return in.Status.Conditions
+}
+
+// SetConditions replaces the summary conditions.
+func (in *ResourceOffer) SetConditions(conditions []metav1.Condition) {
+	in.Status.Conditions = conditions
+}
+
+// HasFixedLimits reports whether the offer is a fixed amount rather than a
+// percentage of free allocatable.
+func (in *ResourceOffer) HasFixedLimits() bool {
+	return in.Spec.Resources != nil && len(in.Spec.Resources.Limits) > 0
+}
+
+// EffectiveSharingPercentage returns the percentage of free allocatable to
+// offer, applying DefaultSharingPercentage when unset. It returns 0 when the
+// offer has fixed limits, because then no percentage applies.
+func (in *ResourceOffer) EffectiveSharingPercentage() int32 {
+	if in.HasFixedLimits() {
+		return 0
+	}
+	if in.Spec.SharingPercentage == nil {
+		return DefaultSharingPercentage
+	}
+	return *in.Spec.SharingPercentage
+}
+
+// ResourceOfferList is a list of ResourceOffers.
+// +kubebuilder:object:root=true
+type ResourceOfferList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the ResourceOffers.
+	Items []ResourceOffer `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ResourceOffer{}, &ResourceOfferList{})
+}
