@@ -1,0 +1,103 @@
+// Package virtualnode keeps the node that stands for a provider cluster in the
+// consumer: registered, heartbeating through a lease, sized by the provider's
+// offer, and Ready only while the provider's API server answers. It runs the
+// virtual-kubelet node controller inside the Spillway manager, one per peering.
+package virtualnode
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Labels, taint and role Liqo puts on a virtual node, spelled as Liqo does.
+const (
+	TypeLabel            = "liqo.io/type"
+	TypeVirtualNode      = "virtual-node"
+	RemoteClusterIDLabel = "liqo.io/remote-cluster-id"
+	// TaintKey keeps ordinary pods off virtual nodes; the pod webhook adds the
+	// toleration in namespaces that are offloaded.
+	TaintKey   = "virtual-node.liqo.io/not-allowed"
+	TaintValue = "true"
+	// roleLabel makes `kubectl get nodes` show ROLES agent, as Liqo's nodes do.
+	roleLabel = "node-role.kubernetes.io/agent"
+)
+
+// Reasons of the Ready condition.
+const (
+	ReasonRemoteReady       = "RemoteClusterReady"
+	ReasonRemoteUnreachable = "RemoteClusterUnreachable"
+)
+
+// Spec is what a virtual node advertises.
+type Spec struct {
+	// Name is liqo-<provider cluster name>.
+	Name            string
+	RemoteClusterID string
+	// Labels the provider declares for its cluster (topology.liqo.io/region ...).
+	Labels   map[string]string
+	Capacity corev1.ResourceList
+	// KubeletVersion is shown in `kubectl get nodes`; the provider's version.
+	KubeletVersion string
+	// Address is where the virtual kubelet's HTTP API (logs, exec) listens.
+	Address string
+	Port    int32
+}
+
+// Name returns the virtual node name for a provider cluster name.
+func Name(clusterName string) string { return "liqo-" + clusterName }
+
+// DesiredLabels are the node's labels: the provider's cluster labels first, then
+// Liqo's own, so a provider cannot relabel a node as physical.
+func DesiredLabels(s Spec) map[string]string {
+	l := map[string]string{}
+	maps.Copy(l, s.Labels)
+	maps.Copy(l, map[string]string{
+		TypeLabel: TypeVirtualNode, RemoteClusterIDLabel: s.RemoteClusterID,
+		"kubernetes.io/hostname": s.Name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+		"type": "virtual-kubelet", roleLabel: "",
+	})
+	return l
+}
+
+// Taint is the virtual-node taint.
+func Taint() corev1.Taint {
+	return corev1.Taint{Key: TaintKey, Value: TaintValue, Effect: corev1.TaintEffectNoExecute}
+}
+
+// Health is the remote cluster's state as the probe last saw it.
+type Health struct {
+	Ready   bool
+	Message string
+}
+
+// NodeFor builds the virtual node object for spec and health: capacity and
+// allocatable are the offer, Ready follows the provider's API server.
+func NodeFor(s Spec, h Health) *corev1.Node {
+	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: ReasonRemoteReady,
+		Message: "the provider's API server answers"}
+	if !h.Ready {
+		ready.Status, ready.Reason, ready.Message = corev1.ConditionFalse, ReasonRemoteUnreachable, h.Message
+	}
+	now := metav1.Now()
+	conds := []corev1.NodeCondition{ready}
+	for _, t := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeNetworkUnavailable} {
+		conds = append(conds, corev1.NodeCondition{Type: t, Status: corev1.ConditionFalse, Reason: "Virtual", Message: "not applicable to a virtual node"})
+	}
+	for i := range conds {
+		conds[i].LastHeartbeatTime, conds[i].LastTransitionTime = now, now
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Labels: DesiredLabels(s)},
+		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{Taint()}},
+		Status: corev1.NodeStatus{
+			Capacity: s.Capacity.DeepCopy(), Allocatable: s.Capacity.DeepCopy(),
+			Conditions:      conds,
+			Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: s.Address}, {Type: corev1.NodeHostName, Address: s.Name}},
+			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: s.Port}},
+			NodeInfo: corev1.NodeSystemInfo{KubeletVersion: s.KubeletVersion, OperatingSystem: "linux", Architecture: "amd64",
+				ContainerRuntimeVersion: "spillway://remote"},
+		},
+	}
+}
