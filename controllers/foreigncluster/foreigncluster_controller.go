@@ -1,0 +1,206 @@
+// Package foreigncluster reconciles the consumer side of a peering: a
+// ForeignCluster committed in git, whose credentials an ExternalSecret
+// delivers, becomes a connection to the provider and a virtual node sized by
+// the provider's offer. It writes only status.
+package foreigncluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fluxcd/pkg/runtime/conditions"
+	"github.com/fluxcd/pkg/runtime/patch"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+)
+
+// Finalizer holds a ForeignCluster until its virtual node is drained and gone.
+const Finalizer = "spillway.liqo.io/foreigncluster"
+
+// ForeignClusterReconciler peers this cluster (the consumer) with providers.
+type ForeignClusterReconciler struct {
+	client.Client
+	// Local is a clientset for this cluster, used by the virtual nodes.
+	Local kubernetes.Interface
+	// LocalClusterID is this cluster's identity; a provider's offer must name it.
+	LocalClusterID string
+	// NodeAddress is the address virtual nodes advertise (the manager's).
+	NodeAddress string
+	NodePort    int32
+	NodeOptions virtualnode.Options
+
+	peers peers
+}
+
+// +kubebuilder:rbac:groups=discovery.liqo.io,resources=foreignclusters,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=discovery.liqo.io,resources=foreignclusters/status;foreignclusters/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=sharing.liqo.io,resources=resourceoffers,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=nodes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Reconcile follows Flux's ladder: get, patcher, deferred status, deletion,
+// finalizer, suspend, work.
+func (r *ForeignClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	fc := &discoveryv1alpha1.ForeignCluster{}
+	if err := r.Get(ctx, req.NamespacedName, fc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	patcher := patch.NewSerialPatcher(fc, r.Client)
+	defer func() {
+		if !fc.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(fc, Finalizer) {
+			retErr = errors.Join(retErr, client.IgnoreNotFound(patcher.Patch(ctx, fc)))
+			return
+		}
+		retErr = errors.Join(retErr, fluxstatus.Finalize(ctx, fc, patcher))
+	}()
+	if !fc.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, fc)
+	}
+	if controllerutil.AddFinalizer(fc, Finalizer) {
+		return ctrl.Result{Requeue: true}, nil
+	}
+	if fc.Spec.Suspend {
+		fluxstatus.MarkSuspended(fc)
+		return ctrl.Result{}, nil
+	}
+	fluxstatus.Begin(fc, fc.Status.ObservedGeneration)
+	return r.reconcile(ctx, fc)
+}
+
+func (r *ForeignClusterReconciler) reconcile(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (ctrl.Result, error) {
+	obs := observation{
+		outgoingEnabled: fc.Spec.OutgoingPeeringEnabled != discoveryv1alpha1.PeeringEnabledNo,
+		localClusterID:  r.LocalClusterID,
+		specClusterID:   fc.Spec.ClusterIdentity.ClusterID,
+		nodeName:        r.existingNode(ctx, fc),
+	}
+	incoming, err := r.incomingEstablished(ctx, fc)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	obs.incoming = incoming
+	if !obs.outgoingEnabled {
+		if obs.podsToEvict, err = r.unpeer(ctx, fc); err != nil {
+			return ctrl.Result{}, err
+		}
+		obs.nodeName = r.existingNode(ctx, fc)
+	} else if err := r.observePeer(ctx, fc, &obs); err != nil {
+		return ctrl.Result{}, err
+	}
+	state := computeState(obs)
+	state.apply(fc, metav1.Now())
+	fc.Status.VirtualNodeName = obs.nodeName
+	if state.ready {
+		conditions.MarkTrue(fc, discoveryv1alpha1.ReadyCondition, state.reason, "%s", state.message)
+	} else {
+		fluxstatus.MarkNotReady(fc, state.stalled, state.reason, "%s", state.message)
+	}
+	return ctrl.Result{RequeueAfter: fc.GetRequeueAfter()}, nil
+}
+
+// observePeer reads the credentials, the provider's offer, and keeps the
+// virtual node in line with it. Only local API errors are returned; anything
+// about the peer is recorded in obs.
+func (r *ForeignClusterReconciler) observePeer(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster, obs *observation) error {
+	if fc.Spec.CredentialsSecretRef == nil {
+		obs.secretMissing, obs.secretRef = true, "(spec.credentialsSecretRef is not set)"
+		return nil
+	}
+	key := types.NamespacedName{Namespace: fc.CredentialsNamespace(), Name: fc.Spec.CredentialsSecretRef.Name}
+	obs.secretRef = key.String()
+	secret := &corev1.Secret{}
+	if err := r.Get(ctx, key, secret); err != nil {
+		obs.secretMissing = apierrors.IsNotFound(err)
+		return client.IgnoreNotFound(err)
+	}
+	creds, err := credentialsFromSecret(secret)
+	if err != nil {
+		obs.credsErr = err
+		return nil
+	}
+	obs.server = creds.config.Host
+	remote, err := r.remoteFor(fc.Name, creds)
+	if err != nil {
+		obs.credsErr = fmt.Errorf("secret %s: %w", key, err)
+		return nil
+	}
+	if obs.offer, obs.remoteErr = readRemoteOffer(ctx, remote, creds.namespace); obs.remoteErr != nil {
+		return nil
+	}
+	if obs.offer.providerClusterID != obs.specClusterID || obs.offer.consumerClusterID != r.LocalClusterID || !obs.offer.ready {
+		return nil
+	}
+	health, err := r.ensureVirtualNode(ctx, fc, remote, obs.offer)
+	obs.nodeHealth, obs.nodeName = health, r.nodeSpec(fc, obs.offer).Name
+	return err
+}
+
+// remoteFor returns the provider client, rebuilt when the credentials changed.
+func (r *ForeignClusterReconciler) remoteFor(name string, creds *credentials) (kubernetes.Interface, error) {
+	if pe := r.peers.get(name); pe != nil && pe.fingerprint == creds.fingerprint {
+		return pe.remote, nil
+	}
+	cs, err := kubernetes.NewForConfig(creds.config)
+	if err != nil {
+		return nil, err
+	}
+	pe := r.peers.get(name)
+	if pe == nil {
+		pe = &peer{}
+	}
+	pe.fingerprint, pe.remote = creds.fingerprint, cs
+	r.peers.set(name, pe)
+	return cs, nil
+}
+
+func (r *ForeignClusterReconciler) nodeSpec(fc *discoveryv1alpha1.ForeignCluster, offer *remoteOffer) virtualnode.Spec {
+	name := fc.Spec.ClusterIdentity.ClusterName
+	if name == "" {
+		name = fc.Name
+	}
+	return virtualnode.Spec{Name: virtualnode.Name(name), RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID, Labels: offer.labels,
+		Capacity: offer.resources, KubeletVersion: offer.serverVersion, Address: r.NodeAddress, Port: r.NodePort}
+}
+
+// ensureVirtualNode starts the node's runner on first success, else updates it.
+func (r *ForeignClusterReconciler) ensureVirtualNode(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster, remote kubernetes.Interface, offer *remoteOffer) (*virtualnode.Health, error) {
+	pe := r.peers.get(fc.Name)
+	spec := r.nodeSpec(fc, offer)
+	if pe.runner == nil {
+		runner, err := virtualnode.Start(ctx, r.Local, spec, readyzProbe(remote), r.NodeOptions)
+		if err != nil {
+			return nil, err
+		}
+		pe.runner = runner
+	} else if err := pe.runner.Update(ctx, spec, readyzProbe(remote)); err != nil {
+		return nil, err
+	}
+	h := pe.runner.Health()
+	return &h, nil
+}
+
+// existingNode returns the name of this peering's virtual node if it exists.
+func (r *ForeignClusterReconciler) existingNode(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) string {
+	nodes := &corev1.NodeList{}
+	if err := r.List(ctx, nodes, client.MatchingLabels{virtualnode.RemoteClusterIDLabel: fc.Spec.ClusterIdentity.ClusterID,
+		virtualnode.TypeLabel: virtualnode.TypeVirtualNode}); err != nil || len(nodes.Items) == 0 {
+		return ""
+	}
+	return nodes.Items[0].Name
+}

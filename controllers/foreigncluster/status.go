@@ -1,0 +1,148 @@
+package foreigncluster
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+)
+
+// Reasons beyond the API's shared ones; each names one thing a person can fix.
+const (
+	ReasonAuthorizationFailed   = "AuthorizationFailed"
+	ReasonOfferNotFound         = "OfferNotFound"
+	ReasonOfferNotReady         = "OfferNotReady"
+	ReasonClusterIDMismatch     = "ClusterIDMismatch"
+	ReasonOfferForAnotherClster = "OfferForAnotherCluster"
+	ReasonVirtualNodeNotReady   = "VirtualNodeNotReady"
+	ReasonUnpeering             = "Unpeering"
+	ReasonRemoteError           = "RemoteError"
+)
+
+// observation is everything one reconcile learnt; status is a pure function of it.
+type observation struct {
+	outgoingEnabled bool
+	secretRef       string
+	server          string
+	localClusterID  string
+	specClusterID   string
+	secretMissing   bool
+	credsErr        error
+	remoteErr       error
+	offer           *remoteOffer
+	nodeName        string
+	nodeHealth      *virtualnode.Health
+	incoming        bool
+	podsToEvict     int
+}
+
+// peeringState is the computed status: Liqo's peering conditions plus Ready.
+type peeringState struct {
+	auth, outgoing, incoming, network discoveryv1alpha1.PeeringConditionStatus
+	ready                             bool
+	stalled                           bool
+	reason, message                   string
+}
+
+// computeState is a ladder of early returns, one per thing that can be wrong,
+// each with a message that says what to do.
+func computeState(o observation) peeringState {
+	s := peeringState{auth: discoveryv1alpha1.PeeringConditionStatusNone, outgoing: discoveryv1alpha1.PeeringConditionStatusNone,
+		incoming: discoveryv1alpha1.PeeringConditionStatusNone, network: discoveryv1alpha1.PeeringConditionStatusNone}
+	if o.incoming {
+		s.incoming = discoveryv1alpha1.PeeringConditionStatusEstablished
+	}
+	fail := func(reason string, stalled bool, format string, args ...any) peeringState {
+		s.reason, s.stalled, s.message = reason, stalled, fmt.Sprintf(format, args...)
+		return s
+	}
+	if !o.outgoingEnabled {
+		if o.podsToEvict > 0 || o.nodeName != "" {
+			s.outgoing = discoveryv1alpha1.PeeringConditionStatusDisconnecting
+			return fail(ReasonUnpeering, false, "unpeering: virtual node %s cordoned, %d pod(s) still to evict", o.nodeName, o.podsToEvict)
+		}
+		s.ready, s.reason = true, discoveryv1alpha1.PeeringDisabledReason
+		s.message = "outgoing peering is disabled (spec.outgoingPeeringEnabled: No); no virtual node"
+		return s
+	}
+	s.auth, s.outgoing = discoveryv1alpha1.PeeringConditionStatusPending, discoveryv1alpha1.PeeringConditionStatusPending
+	if o.nodeName != "" {
+		// A peering that was up stays up while the provider is away: its node goes NotReady, nothing is deleted.
+		s.outgoing = discoveryv1alpha1.PeeringConditionStatusEstablished
+	}
+	switch {
+	case o.secretMissing:
+		return fail(discoveryv1alpha1.CredentialsNotFoundReason, false,
+			"secret %s not found: it is created by the ExternalSecret of this peering; check that ExternalSecret's status", o.secretRef)
+	case o.credsErr != nil:
+		s.auth = discoveryv1alpha1.PeeringConditionStatusError
+		return fail(discoveryv1alpha1.CredentialsInvalidReason, false, "%v", o.credsErr)
+	case o.remoteErr != nil:
+		return remoteFailureState(s, o)
+	}
+	s.auth = discoveryv1alpha1.PeeringConditionStatusEstablished
+	switch {
+	case o.offer.providerClusterID != o.specClusterID:
+		s.outgoing = discoveryv1alpha1.PeeringConditionStatusDenied
+		return fail(ReasonClusterIDMismatch, true,
+			"spec.clusterIdentity.clusterID is %q but the cluster at %s reports %q: fix the ForeignCluster in git, or the credentials secret %s",
+			o.specClusterID, o.server, o.offer.providerClusterID, o.secretRef)
+	case o.offer.consumerClusterID != o.localClusterID:
+		s.outgoing = discoveryv1alpha1.PeeringConditionStatusDenied
+		return fail(ReasonOfferForAnotherClster, true,
+			"the provider's offer is for cluster %q, this cluster is %q: the credentials in %s belong to another consumer",
+			o.offer.consumerClusterID, o.localClusterID, o.secretRef)
+	case !o.offer.ready:
+		return fail(ReasonOfferNotReady, false, "the provider's ResourceOffer for this cluster is not Ready yet")
+	case o.nodeHealth == nil:
+		return fail(ReasonVirtualNodeNotReady, false, "virtual node %s is being created", o.nodeName)
+	case !o.nodeHealth.Ready:
+		return fail(ReasonVirtualNodeNotReady, false, "virtual node %s is NotReady: %s", o.nodeName, o.nodeHealth.Message)
+	}
+	s.outgoing, s.ready, s.reason = discoveryv1alpha1.PeeringConditionStatusEstablished, true, discoveryv1alpha1.PeeringEstablishedReason
+	s.message = fmt.Sprintf("virtual node %s offers %s", o.nodeName, formatResources(o.offer.resources))
+	return s
+}
+
+func remoteFailureState(s peeringState, o observation) peeringState {
+	s.reason = discoveryv1alpha1.APIServerUnreachableReason
+	switch classifyRemoteError(o.remoteErr) {
+	case failureUnauthorized:
+		s.auth, s.reason = discoveryv1alpha1.PeeringConditionStatusDenied, discoveryv1alpha1.AuthenticationFailedReason
+		s.message = fmt.Sprintf("%s rejected the token in secret %s (401 Unauthorized): re-issue the identity on the provider and let External Secrets refresh the secret", o.server, o.secretRef)
+	case failureForbidden:
+		s.auth, s.reason = discoveryv1alpha1.PeeringConditionStatusEstablished, ReasonAuthorizationFailed
+		s.message = fmt.Sprintf("%s accepted the identity in %s but forbids reading the offer: %v; check the provider's tenant Role", o.server, o.secretRef, o.remoteErr)
+	case failureNoOffer:
+		s.auth, s.reason = discoveryv1alpha1.PeeringConditionStatusEstablished, ReasonOfferNotFound
+		s.message = fmt.Sprintf("no offer for this cluster at %s: commit a ResourceOffer with spec.clusterId %q in the provider's folder", o.server, o.localClusterID)
+	case failureUnreachable:
+		s.message = fmt.Sprintf("the provider's API server %s does not answer: %v", o.server, o.remoteErr)
+	default:
+		s.reason = ReasonRemoteError
+		s.message = fmt.Sprintf("reading the offer from %s: %v", o.server, o.remoteErr)
+	}
+	return s
+}
+
+// apply writes the computed state into the object's status.
+func (s peeringState) apply(fc *discoveryv1alpha1.ForeignCluster, t metav1.Time) {
+	fc.SetPeeringCondition(discoveryv1alpha1.AuthenticationStatusCondition, s.auth, "", "", t)
+	fc.SetPeeringCondition(discoveryv1alpha1.OutgoingPeeringCondition, s.outgoing, s.reason, s.message, t)
+	fc.SetPeeringCondition(discoveryv1alpha1.IncomingPeeringCondition, s.incoming, "", "", t)
+	fc.SetPeeringCondition(discoveryv1alpha1.NetworkStatusCondition, s.network, "", "", t)
+}
+
+func formatResources(rl corev1.ResourceList) string {
+	parts := make([]string, 0, len(rl))
+	for name, q := range rl {
+		parts = append(parts, fmt.Sprintf("%s=%s", name, q.String()))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,96 @@
+package foreigncluster
+
+import (
+	"errors"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+)
+
+type obsOpt func(*observation)
+
+// newObservation is a healthy, established peering; options break one thing.
+func newObservation(opts ...obsOpt) observation {
+	o := observation{
+		outgoingEnabled: true, secretRef: "liqo/milan-credentials", server: "https://127.0.0.1:17022",
+		localClusterID: "rome-id", specClusterID: "milan-id", nodeName: "liqo-milan",
+		offer: &remoteOffer{providerClusterID: "milan-id", consumerClusterID: "rome-id", ready: true,
+			resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("7200m")}},
+		nodeHealth: &virtualnode.Health{Ready: true},
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+func withOutgoingDisabled(o *observation) { o.outgoingEnabled = false; o.nodeName = "" }
+func withSecretMissing(o *observation)    { o.secretMissing = true; o.offer = nil; o.nodeName = "" }
+func withRemoteErr(err error) obsOpt {
+	return func(o *observation) { o.remoteErr = err; o.offer = nil }
+}
+func withProviderID(id string) obsOpt { return func(o *observation) { o.offer.providerClusterID = id } }
+func withNodeDown(o *observation) {
+	o.nodeHealth = &virtualnode.Health{Ready: false, Message: "3 consecutive"}
+}
+func withNoNode(o *observation) { o.nodeName = "" }
+func withPodsToEvict(n int) obsOpt {
+	return func(o *observation) { o.podsToEvict = n; o.outgoingEnabled = false }
+}
+func withIncoming(o *observation) { o.incoming = true }
+
+var unauthorized = apierrors.NewUnauthorized("invalid bearer token")
+
+func TestComputeState(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		obs           observation
+		ready         bool
+		stalled       bool
+		reason        string
+		auth, out     discoveryv1alpha1.PeeringConditionStatus
+		messageSubstr string
+	}{
+		{name: "established", obs: newObservation(), ready: true, reason: discoveryv1alpha1.PeeringEstablishedReason,
+			auth: "Established", out: "Established", messageSubstr: "cpu=7200m"},
+		{name: "outgoing disabled", obs: newObservation(withOutgoingDisabled), ready: true, reason: discoveryv1alpha1.PeeringDisabledReason,
+			auth: "None", out: "None", messageSubstr: "spec.outgoingPeeringEnabled"},
+		{name: "unpeering", obs: newObservation(withPodsToEvict(2)), reason: ReasonUnpeering, auth: "None", out: "Disconnecting", messageSubstr: "2 pod(s)"},
+		{name: "secret missing", obs: newObservation(withSecretMissing), reason: discoveryv1alpha1.CredentialsNotFoundReason,
+			auth: "Pending", out: "Pending", messageSubstr: "liqo/milan-credentials"},
+		{name: "bad token", obs: newObservation(withRemoteErr(unauthorized), withNoNode), reason: discoveryv1alpha1.AuthenticationFailedReason,
+			auth: "Denied", out: "Pending", messageSubstr: "re-issue"},
+		{name: "no offer", obs: newObservation(withRemoteErr(apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "liqo-offer")), withNoNode),
+			reason: ReasonOfferNotFound, auth: "Established", out: "Pending", messageSubstr: `spec.clusterId "rome-id"`},
+		{name: "unreachable keeps an existing peering", obs: newObservation(withRemoteErr(errors.New("dial tcp: connection refused"))),
+			reason: discoveryv1alpha1.APIServerUnreachableReason, auth: "Pending", out: "Established", messageSubstr: "does not answer"},
+		{name: "wrong cluster id", obs: newObservation(withProviderID("paris-id"), withNoNode), stalled: true, reason: ReasonClusterIDMismatch,
+			auth: "Established", out: "Denied", messageSubstr: `spec.clusterIdentity.clusterID is "milan-id" but the cluster at https://127.0.0.1:17022 reports "paris-id"`},
+		{name: "node not ready", obs: newObservation(withNodeDown), reason: ReasonVirtualNodeNotReady, auth: "Established", out: "Established",
+			messageSubstr: "NotReady"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			s := computeState(tc.obs)
+			g.Expect(s.ready).To(Equal(tc.ready))
+			g.Expect(s.stalled).To(Equal(tc.stalled))
+			g.Expect(s.reason).To(Equal(tc.reason))
+			g.Expect(s.auth).To(Equal(tc.auth))
+			g.Expect(s.outgoing).To(Equal(tc.out))
+			g.Expect(s.message).To(ContainSubstring(tc.messageSubstr))
+		})
+	}
+}
+
+func TestComputeStateReportsIncomingIndependently(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(computeState(newObservation()).incoming).To(Equal(discoveryv1alpha1.PeeringConditionStatusNone))
+	g.Expect(computeState(newObservation(withIncoming, withSecretMissing)).incoming).To(Equal(discoveryv1alpha1.PeeringConditionStatusEstablished))
+}
