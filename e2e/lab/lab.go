@@ -273,6 +273,14 @@ func (l *Lab) teardown() error {
 	// Reverse order: nodes' simulator and clients before the API server, etcd last.
 	for _, name := range l.state.Order {
 		cs := l.state.Clusters[name]
+		// Processes suites added (controllers, gateways) go first: they depend on the control plane.
+		for comp, p := range cs.Processes {
+			if !slices.Contains(Components, comp) {
+				if err := p.Stop(15 * time.Second); err != nil {
+					errs = append(errs, fmt.Errorf("cluster %q %s: %w", name, comp, err))
+				}
+			}
+		}
 		for i := len(Components) - 1; i >= 0; i-- {
 			if p := cs.Processes[Components[i]]; p != nil {
 				if err := p.Stop(15 * time.Second); err != nil {

@@ -1,0 +1,80 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+// ManagerProcess is the name of the Spillway manager among a cluster's processes.
+const ManagerProcess = "spillway-controller"
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// Binaries builds the Spillway commands once per test process and returns the
+// directory holding them.
+func Binaries() (string, error) {
+	buildOnce.Do(func() {
+		root, err := lab.RepoRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDir = filepath.Join(root, "bin", "e2e")
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/...")
+		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			buildErr = fmt.Errorf("building ./cmd/...: %w", err)
+		}
+	})
+	return binDir, buildErr
+}
+
+// Identity is how a cluster's manager introduces itself.
+type Identity struct {
+	ClusterID, ClusterName string
+}
+
+// StartManager runs spillway-controller against cluster c, as the manager
+// Deployment would, and waits for its health probe.
+func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ...string) error {
+	dir, err := Binaries()
+	if err != nil {
+		return err
+	}
+	metricsPort, err := c.ExtraPort(0)
+	if err != nil {
+		return err
+	}
+	probePort, _ := c.ExtraPort(1)
+	args := append([]string{filepath.Join(dir, "spillway-controller"),
+		"--kubeconfig=" + c.Kubeconfig(),
+		"--cluster-id=" + id.ClusterID, "--cluster-name=" + id.ClusterName,
+		"--api-server-url=" + c.Server(), "--namespace=liqo",
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
+		"--virtual-node-probe-interval=2s", "--zap-log-level=info",
+	}, extraArgs...)
+	return c.StartExtra(ctx, ManagerProcess, args, lab.HTTPReady("http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz"))
+}
+
+// Client returns a controller-runtime client for c with Spillway's kinds.
+func Client(c *lab.Cluster) (client.Client, error) {
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: Scheme()})
+}

@@ -1,0 +1,74 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+var httpClient = &http.Client{Timeout: 2 * time.Second}
+
+// StartExtra runs a process that belongs with this cluster (a Spillway
+// controller, a gateway): logged to <cluster>/<name>.log, recorded in the state
+// so that lab-down stops it, and checked by ready before returning. A process
+// of the same name still running is stopped first.
+func (c *Cluster) StartExtra(ctx context.Context, name string, args []string, ready func(context.Context) error) error {
+	if slices.Contains(Components, name) || strings.ContainsAny(name, "/ ") {
+		return fmt.Errorf("extra process name %q is reserved or not a simple name", name)
+	}
+	if err := c.StopExtra(name); err != nil {
+		return err
+	}
+	p, err := startProcess(args, c.LogPath(name))
+	if err != nil {
+		return err
+	}
+	c.lab.mu.Lock()
+	c.state.Processes[name] = p
+	c.lab.mu.Unlock()
+	if err := c.lab.save(); err != nil {
+		return err
+	}
+	if ready == nil {
+		ready = func(context.Context) error { return nil }
+	}
+	return waitFor(ctx, fmt.Sprintf("cluster %q: waiting for %s", c.Name, name), map[string]*Process{name: p}, ready)
+}
+
+// StopExtra stops a process started with StartExtra; an unknown name is no error.
+func (c *Cluster) StopExtra(name string) error {
+	c.lab.mu.Lock()
+	p := c.state.Processes[name]
+	c.lab.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	return p.Stop(15 * time.Second)
+}
+
+// ExtraRunning reports whether a StartExtra process is alive.
+func (c *Cluster) ExtraRunning(name string) bool {
+	c.lab.mu.Lock()
+	defer c.lab.mu.Unlock()
+	return c.state.Processes[name].Alive()
+}
+
+// HTTPReady returns a readiness check for a plain-HTTP endpoint on loopback.
+func HTTPReady(url string) func(context.Context) error {
+	return func(ctx context.Context) error { return httpOK(ctx, httpClient, url) }
+}
+
+// firstExtraPort is the offset of the ports left free for extra processes.
+const firstExtraPort = 6
+
+// ExtraPort returns the i-th loopback port of the cluster's block reserved for
+// extra processes (metrics, probes, webhooks), i < 14.
+func (c *Cluster) ExtraPort(i int) (int, error) {
+	if i < 0 || firstExtraPort+i >= portsPerCluster {
+		return 0, fmt.Errorf("extra port index %d out of range 0-%d", i, portsPerCluster-firstExtraPort-1)
+	}
+	return c.state.Ports.EtcdClient + firstExtraPort + i, nil
+}
