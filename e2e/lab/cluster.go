@@ -41,6 +41,9 @@ func (c *Cluster) path(elem ...string) string {
 	return filepath.Join(append([]string{c.lab.dir, c.Name}, elem...)...)
 }
 
+// LabBinaries are the binaries of the lab the cluster belongs to (kubectl among them).
+func (c *Cluster) LabBinaries() Binaries { return c.lab.bins }
+
 // Kubeconfig is the path of the cluster-admin kubeconfig.
 func (c *Cluster) Kubeconfig() string { return c.path("kubeconfig") }
 

@@ -1,0 +1,91 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fluxcd/pkg/ssa"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+// IdentityOf reads a cluster's identity from its committed install folder
+// (the ConfigMap spillway-cluster-identity), so the lab's managers are who the
+// manifests say they are.
+func IdentityOf(installDir string) (Identity, error) {
+	objs, err := Build(installDir)
+	if err != nil {
+		return Identity{}, err
+	}
+	for _, o := range objs {
+		if o.GetKind() == "ConfigMap" && o.GetName() == "spillway-cluster-identity" {
+			data, _, _ := unstructured.NestedStringMap(o.Object, "data")
+			if data["CLUSTER_ID"] == "" || data["CLUSTER_NAME"] == "" {
+				return Identity{}, fmt.Errorf("%s: ConfigMap spillway-cluster-identity lacks CLUSTER_ID or CLUSTER_NAME", installDir)
+			}
+			return Identity{ClusterID: data["CLUSTER_ID"], ClusterName: data["CLUSTER_NAME"]}, nil
+		}
+	}
+	return Identity{}, fmt.Errorf("%s has no ConfigMap spillway-cluster-identity", installDir)
+}
+
+// LabObjects builds a config folder for the lab: everything but the External
+// Secrets objects, because no External Secrets operator runs in the lab (the
+// caller carries the Secret with CopySecret instead).
+func LabObjects(dir string) ([]*unstructured.Unstructured, error) {
+	objs, err := Build(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if strings.HasPrefix(o.GetAPIVersion(), "external-secrets.io/") {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// WaitForObjects waits until kstatus judges every object Current, as a Flux
+// Kustomization with wait: true does.
+func WaitForObjects(ctx context.Context, c *lab.Cluster, objs []*unstructured.Unstructured) error {
+	rm, _, err := ResourceManager(c)
+	if err != nil {
+		return err
+	}
+	timeout := 2 * time.Minute
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = time.Until(deadline)
+	}
+	return rm.Wait(objs, ssa.WaitOptions{Interval: 500 * time.Millisecond, Timeout: timeout})
+}
+
+// Poll calls f every half second until it succeeds or ctx ends.
+func Poll(ctx context.Context, f func(context.Context) error) error {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		err := f(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("timed out: %w", err)
+		case <-t.C:
+		}
+	}
+}
+
+// Namespace is a bare Namespace object for Apply.
+func Namespace(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Namespace")
+	u.SetName(name)
+	return u
+}
