@@ -1,0 +1,128 @@
+//go:build bench
+
+package network_test
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestThroughput measures TCP throughput, in one run on one lab, over the raw
+// underlay veth, through the WireGuard tunnel between the gateways, and from
+// pod to pod through the tunnel with NAT remapping on both ends. Not in CI:
+//
+//	go test -tags bench -run TestThroughput -v ./e2e/suites/network/
+//
+// SPILLWAY_BENCH_SECONDS sets each measurement's length (default 3).
+func TestThroughput(t *testing.T) {
+	if reason := hostSupport(); reason != "" {
+		t.Skip(reason)
+	}
+	l := newLab(t.TempDir(), io.Discard)
+	t.Cleanup(func() {
+		if err := l.destroy(); err != nil {
+			t.Error(err)
+		}
+	})
+	startLab(t, l)
+	seconds := 3
+	if s, err := strconv.Atoi(os.Getenv("SPILLWAY_BENCH_SECONDS")); err == nil && s > 0 {
+		seconds = s
+	}
+	paths := []struct{ name, from, to, addr string }{
+		{"raw veth (underlay)", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201")},
+		{"WireGuard tunnel (userspace)", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202")},
+		{"tunnel + NAT remap, pod to pod", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203")},
+	}
+	fmt.Printf("\n%-32s %12s\n", "path", "Mbit/s")
+	for _, p := range paths {
+		dial := p.addr
+		if p.from == l.ns("poda") { // a's pod reaches b's at a's remap
+			dial = net.JoinHostPort(remapped(aSeesB), "5203")
+		}
+		mbps, err := throughput(p.from, p.to, p.addr, dial, time.Duration(seconds)*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		fmt.Printf("%-32s %12.0f\n", p.name, mbps)
+	}
+}
+
+func startLab(t *testing.T, l *lab) {
+	t.Helper()
+	for _, step := range []func() error{l.buildGateway, l.create} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []string{"a", "b"} {
+		if _, err := l.publicKey(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []string{"a", "b"} {
+		args, err := l.gatewayArgs(c)
+		if err == nil {
+			err = l.startGateway(c, l.ns("gw"+c), args)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s, err := statusOf(l.ns("gwa"), metricsAddr)
+		if err == nil && s.Phase == "Connected" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gateway a not Connected after 15s: %+v %v", s, err)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, with a deadline above
+	}
+}
+
+// throughput streams from namespace from to a sink listening on listen in
+// namespace to, for d, and returns what the sink received in Mbit/s.
+func throughput(from, to, listen, dial string, d time.Duration) (float64, error) {
+	ln, err := listenIn(to, listen)
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	received := make(chan int64, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			received <- 0
+			return
+		}
+		defer c.Close()
+		n, _ := io.Copy(io.Discard, c)
+		received <- n
+	}()
+	c, err := dialIn(from, dial, 2*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 128<<10)
+	start := time.Now()
+	_ = c.SetWriteDeadline(start.Add(d))
+	for time.Since(start) < d {
+		if _, err := c.Write(buf); err != nil {
+			break // the write deadline ends the run
+		}
+	}
+	c.Close()
+	select {
+	case n := <-received:
+		return float64(n) * 8 / time.Since(start).Seconds() / 1e6, nil
+	case <-time.After(10 * time.Second):
+		return 0, fmt.Errorf("sink at %s did not finish", listen)
+	}
+}

@@ -1,0 +1,89 @@
+//go:build e2e || bench
+
+package network_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// gatewayProc is a spillway-gateway this test started inside a namespace.
+type gatewayProc struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// stop signals the gateway and waits for it, killing it after grace.
+func (p *gatewayProc) stop(sig syscall.Signal, grace time.Duration) error {
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("gateway pid %d ignored %s for %s and was killed", p.cmd.Process.Pid, sig, grace)
+	}
+}
+
+// gatewayArgs are the flags of cluster c's gateway to its peer, both on the
+// same pod CIDR. a computes its remap of b; b is told its remap of a.
+func (l *lab) gatewayArgs(c string) ([]string, error) {
+	peer, local, peerUnderlay, peerTunnel := "b", tunnelA, underlayB, tunnelB
+	if c == "b" {
+		peer, local, peerUnderlay, peerTunnel = "a", tunnelB, underlayA, tunnelA
+	}
+	peerKey, err := l.publicKey(peer)
+	if err != nil {
+		return nil, fmt.Errorf("public key of %s: %w", peer, err)
+	}
+	args := []string{"--cluster-id", c, "--remote-cluster-id", peer, "--private-key-file", l.keyFile(c),
+		"--peer-public-key", peerKey, "--peer-endpoint", peerUnderlay + ":51820",
+		"--tunnel-address", local + "/30", "--peer-tunnel-address", peerTunnel,
+		"--local-pod-cidr", podCIDR, "--remote-pod-cidr", podCIDR, "--interface-name", l.iface(c),
+		"--metrics-bind-address", metricsAddr, "--probe-interval", "500ms"}
+	if c == "b" {
+		args = append(args, "--remapped-remote-cidr", bSeesA)
+	}
+	return args, nil
+}
+
+// startGateway runs the gateway binary in namespace ns under name; its log
+// goes to the lab's log writer.
+func (l *lab) startGateway(name, ns string, args []string) error {
+	if old, ok := l.procs[name]; ok {
+		select {
+		case <-old.done:
+		default:
+			return fmt.Errorf("gateway %s is still running", name)
+		}
+	}
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, l.bin}, args...)...)
+	cmd.Stdout, cmd.Stderr = prefixed(l.log, name), prefixed(l.log, name)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting gateway %s: %w", name, err)
+	}
+	p := &gatewayProc{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait(); close(p.done) }()
+	l.procs[name] = p
+	return nil
+}
+
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func prefixed(w io.Writer, name string) io.Writer { return prefixWriter{w, "[gateway " + name + "] "} }
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	_, err := p.w.Write(append([]byte(p.prefix), b...))
+	return len(b), err
+}

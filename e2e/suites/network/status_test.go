@@ -1,0 +1,58 @@
+//go:build e2e || bench
+
+package network_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+)
+
+// remapped is where a pod of the other cluster is reached, given a remap CIDR
+// of /16 and the pods' shared IP.
+func remapped(cidr string) string {
+	_, n, _ := net.ParseCIDR(cidr)
+	ip := net.ParseIP(podIP).To4()
+	return fmt.Sprintf("%d.%d.%d.%d", n.IP[0], n.IP[1], ip[2], ip[3])
+}
+
+type gatewayStatus struct {
+	Phase               string `json:"phase"`
+	Reason              string `json:"reason"`
+	Implementation      string `json:"implementation"`
+	PublicKey           string `json:"publicKey"`
+	RemappedRemoteCIDR  string `json:"remappedRemoteCIDR"`
+	LatencyMicroseconds int64  `json:"latencyMicroseconds"`
+}
+
+func get(ns, url string) (string, error) {
+	resp, err := httpClientIn(ns).Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return string(body), err
+}
+
+func statusOf(ns, addr string) (gatewayStatus, error) {
+	var s gatewayStatus
+	body, err := get(ns, "http://"+addr+"/status")
+	if err == nil {
+		err = json.Unmarshal([]byte(body), &s)
+	}
+	return s, err
+}
+
+// metric returns the value of the sample whose name and labels are given as
+// they appear in the text exposition, e.g. `liqo_peer_is_connected{remote_cluster_id="b"}`.
+func metric(body, sample string) (float64, error) {
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(sample) + ` (\S+)$`).FindStringSubmatch(body)
+	if m == nil {
+		return 0, fmt.Errorf("no sample %s", sample)
+	}
+	return strconv.ParseFloat(m[1], 64)
+}

@@ -1,0 +1,41 @@
+package network
+
+import "fmt"
+
+// Mode is how a peering's pod networks are joined, after the Liqo settings
+// networking.internal and reflectIPs.
+type Mode struct {
+	// Internal is Liqo's networking.internal: a Spillway gateway links the
+	// clusters and remaps overlapping pod CIDRs. False means the pod networks
+	// already route to each other (external network), so no gateway runs and
+	// IPs are reflected as they are.
+	Internal bool
+	// ReflectIPs is Liqo's reflectIPs: false reflects no IPs at all, for
+	// setups where pods only meet through ingress or a service mesh.
+	ReflectIPs bool
+}
+
+// DefaultMode is Liqo's default: a gateway, remapped IPs reflected.
+var DefaultMode = Mode{Internal: true, ReflectIPs: true}
+
+// NeedsGateway reports whether a gateway must run for a peering in this mode.
+func (m Mode) NeedsGateway() bool { return m.Internal }
+
+// ReflectIP decides what a reflector writes for ip, an address in
+// remoteClusterID's pod network: the remapped address in internal mode, ip
+// itself in external mode, and nothing (ok false) when IPs are not reflected.
+func (m Mode) ReflectIP(remoteClusterID, ip string) (reflected string, ok bool) {
+	switch {
+	case !m.ReflectIPs || ip == "":
+		return "", false
+	case !m.Internal:
+		return ip, true
+	default:
+		return MapRemoteIP(remoteClusterID, ip), true
+	}
+}
+
+// String names the mode in logs and status.
+func (m Mode) String() string {
+	return fmt.Sprintf("networking.internal=%t,reflectIPs=%t", m.Internal, m.ReflectIPs)
+}

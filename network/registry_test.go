@@ -1,0 +1,49 @@
+package network
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestRegistryMapRemoteIP(t *testing.T) {
+	r := NewRegistry()
+	r.Set(Mapping{RemoteClusterID: "milan", Remote: pfx("10.244.0.0/16"), Local: pfx("10.70.0.0/16")})
+	r.Set(Mapping{RemoteClusterID: "paris", Remote: pfx("10.245.0.0/16"), Local: pfx("10.245.0.0/16")})
+	r.Set(Mapping{RemoteClusterID: "v6", Remote: pfx("fd00:10:244::/56"), Local: pfx("fd00:ffff:0:100::/56")})
+	cases := []struct{ cluster, ip, want string }{
+		{"milan", "10.244.1.10", "10.70.1.10"},
+		{"milan", "10.244.255.255", "10.70.255.255"},
+		{"milan", "::ffff:10.244.3.4", "10.70.3.4"},
+		{"milan", "10.1.2.3", "10.1.2.3"},     // outside the remote pod CIDR
+		{"milan", "not-an-ip", "not-an-ip"},   // reflected as is, never an error
+		{"milan", "", ""},                     // pods without an IP yet
+		{"paris", "10.245.0.9", "10.245.0.9"}, // identity mapping
+		{"rome", "10.244.1.10", "10.244.1.10"},
+		{"v6", "fd00:10:244:12::5", "fd00:ffff:0:112::5"},
+	}
+	for _, tc := range cases {
+		NewWithT(t).Expect(r.MapRemoteIP(tc.cluster, tc.ip)).To(Equal(tc.want), "%s %s", tc.cluster, tc.ip)
+	}
+}
+
+func TestRegistryDeleteRestoresIdentity(t *testing.T) {
+	g := NewWithT(t)
+	r := NewRegistry()
+	r.Set(Mapping{RemoteClusterID: "milan", Remote: pfx("10.244.0.0/16"), Local: pfx("10.70.0.0/16")})
+	r.Delete("milan")
+	g.Expect(r.MapRemoteIP("milan", "10.244.1.10")).To(Equal("10.244.1.10"))
+}
+
+func TestMapRemoteIPReadsWhatIPAMAllocated(t *testing.T) {
+	g := NewWithT(t)
+	a, err := NewIPAM(IPAMConfig{LocalPodCIDR: pfx("10.244.0.0/16")}, nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { a.Release("registry-test") })
+	m, err := a.Allocate("registry-test", pfx("10.244.0.0/16"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(MapRemoteIP("registry-test", "10.244.7.8")).To(Equal(translate(netip4("10.244.7.8"), m.Remote, m.Local).String()))
+	g.Expect(MapRemoteIP("registry-test", "10.244.7.8")).To(Equal("10.208.7.8"))
+	a.Release("registry-test")
+	g.Expect(MapRemoteIP("registry-test", "10.244.7.8")).To(Equal("10.244.7.8"))
+}
