@@ -15,6 +15,7 @@ if ((${#need[@]})); then
   echo "deps: installing ${need[*]}" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+hack/netdeps.sh
 hack/kubebin.sh >/dev/null
 hack/tools.sh kwok >/dev/null
 hack/tools.sh kwok-stages >/dev/null
