@@ -19,8 +19,10 @@ type Process struct {
 	PID  int      `json:"pid"`
 	Args []string `json:"args"`
 	Log  string   `json:"log"`
-	// exited is closed when this process, started by us, has been reaped.
-	exited chan struct{}
+	// exited is closed when this process, started by us, has been reaped;
+	// exitState then says how it ended.
+	exited    chan struct{}
+	exitState string
 }
 
 // startProcess runs args in its own session, output appended to logPath. The
@@ -43,21 +45,33 @@ func startProcess(args []string, logPath string) (*Process, error) {
 		return nil, fmt.Errorf("starting %s: %w", args[0], err)
 	}
 	p := &Process{PID: cmd.Process.Pid, Args: args, Log: logPath, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
+	go func() {
+		err := cmd.Wait()
+		p.exitState = "exited"
+		if err != nil {
+			p.exitState = err.Error()
+		}
+		close(p.exited)
+	}()
 	return p, nil
 }
 
-// Alive reports whether the recorded pid still runs the recorded command. The
-// command check stops a recycled pid from being mistaken for (or killed as) ours.
+// Alive reports whether the process runs. For a process this program started,
+// the reaper goroutine knows; for one recorded by another lab command, the pid
+// must still run the recorded command, so a recycled pid is never mistaken for
+// (or killed as) ours.
 func (p *Process) Alive() bool {
 	if p == nil || p.PID <= 0 {
 		return false
 	}
 	if p.exited != nil {
+		// Ours: the reaper knows. (Right after exec, /proc/<pid>/cmdline can
+		// briefly read empty, so the identity check below would misjudge it.)
 		select {
 		case <-p.exited:
 			return false
 		default:
+			return true
 		}
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID) + "/stat")
@@ -129,7 +143,7 @@ func waitFor(ctx context.Context, what string, watched map[string]*Process, chec
 	for {
 		for name, p := range watched {
 			if !p.Alive() {
-				return fmt.Errorf("%s: %s %w (pid %d); last lines of %s:\n%s", what, name, ErrComponentDied, p.PID, p.Log, p.LogTail(25))
+				return fmt.Errorf("%s: %s %w (pid %d, %s); last lines of %s:\n%s", what, name, ErrComponentDied, p.PID, p.describeExit(), p.Log, p.LogTail(25))
 			}
 		}
 		if last = check(ctx); last == nil {
@@ -140,5 +154,18 @@ func waitFor(ctx context.Context, what string, watched map[string]*Process, chec
 			return fmt.Errorf("%s: timed out: %v", what, last)
 		case <-tick.C:
 		}
+	}
+}
+
+// describeExit says how a process we started ended, when we know.
+func (p *Process) describeExit() string {
+	if p.exited == nil {
+		return "not started by this process"
+	}
+	select {
+	case <-p.exited:
+		return p.exitState
+	default:
+		return "still running but not recognisable as ours"
 	}
 }

@@ -38,3 +38,19 @@ func MustSpecs(list string) []ClusterSpec {
 	}
 	return specs
 }
+
+// EnvKeep, when set to 1, leaves a suite's lab running after the suite so its
+// state and logs can be inspected; the next run of the suite clears it.
+const EnvKeep = "SPILLWAY_E2E_KEEP"
+
+// TearDownSuite stops a suite's lab unless SPILLWAY_E2E_KEEP=1.
+func TearDownSuite(l *Lab) error {
+	if l == nil {
+		return nil
+	}
+	if os.Getenv(EnvKeep) == "1" {
+		fmt.Fprintf(os.Stderr, "lab: %s=1, leaving the lab in %s running; stop it with: go run ./e2e/lab/cmd/spillway-lab down --dir %s\n", EnvKeep, l.Dir(), l.Dir())
+		return nil
+	}
+	return l.Down()
+}
