@@ -1,0 +1,91 @@
+package resourceoffer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+// computeOffer reads nodes and pods only for a percentage offer: a fixed one
+// does not depend on them.
+func (r *ResourceOfferReconciler) computeOffer(ctx context.Context, offer *sharingv1alpha1.ResourceOffer) (corev1.ResourceList, []policies.RoundedToZero, error) {
+	if offer.HasFixedLimits() {
+		offered, zeroed := offeredResources(offer, nil, nil)
+		return offered, zeroed, nil
+	}
+	nodes := &corev1.NodeList{}
+	if err := r.List(ctx, nodes); err != nil {
+		return nil, nil, fmt.Errorf("listing Nodes to size the offer: %w", err)
+	}
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods); err != nil {
+		return nil, nil, fmt.Errorf("listing Pods to size the offer: %w", err)
+	}
+	offered, zeroed := offeredResources(offer, nodes.Items, pods.Items)
+	return offered, zeroed, nil
+}
+
+// offeredResources is the offer: spec.resources.limits verbatim, or the
+// effective percentage of free allocatable. The consumer's own offloaded pods
+// are not subtracted: its virtual node already accounts for them, and
+// subtracting them here too would shrink its capacity as it uses it.
+func offeredResources(offer *sharingv1alpha1.ResourceOffer, nodes []corev1.Node, pods []corev1.Pod) (corev1.ResourceList, []policies.RoundedToZero) {
+	if offer.HasFixedLimits() {
+		return offer.Spec.Resources.Limits.DeepCopy(), nil
+	}
+	others := make([]corev1.Pod, 0, len(pods))
+	for i := range pods {
+		if pods[i].Labels[sharingv1alpha1.OriginClusterIDLabel] != offer.Spec.ClusterID {
+			others = append(others, pods[i])
+		}
+	}
+	return policies.ScaleOffer(policies.FreeAllocatable(nodes, others), offer.EffectiveSharingPercentage())
+}
+
+// offerConfigMapData is what the consumer reads through its identity: who
+// offers, to whom, and how much.
+func offerConfigMapData(providerID, providerName string, offer *sharingv1alpha1.ResourceOffer, offered corev1.ResourceList) (map[string]string, error) {
+	if offered == nil {
+		offered = corev1.ResourceList{}
+	}
+	labels := offer.Spec.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	resources, err := json.Marshal(offered)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the offered resources: %w", err)
+	}
+	labelsJSON, err := json.Marshal(labels)
+	if err != nil {
+		return nil, fmt.Errorf("encoding spec.labels: %w", err)
+	}
+	return map[string]string{
+		sharingv1alpha1.OfferProviderClusterIDKey:   providerID,
+		sharingv1alpha1.OfferProviderClusterNameKey: providerName,
+		sharingv1alpha1.OfferConsumerClusterIDKey:   offer.Spec.ClusterID,
+		sharingv1alpha1.OfferResourcesKey:           string(resources),
+		sharingv1alpha1.OfferLabelsKey:              string(labelsJSON),
+		sharingv1alpha1.OfferReadyKey:               "true",
+	}, nil
+}
+
+// ensureOfferConfigMap publishes the offer; an unchanged offer writes nothing.
+func (r *ResourceOfferReconciler) ensureOfferConfigMap(ctx context.Context, s *scope, offered corev1.ResourceList) error {
+	data, err := offerConfigMapData(r.LocalClusterID, r.providerName(), s.offer, offered)
+	if err != nil {
+		return fmt.Errorf("ResourceOffer %s: %w", s.offer.Name, err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.tenantNamespace, Name: sharingv1alpha1.OfferConfigMapName}}
+	return r.createOrUpdate(ctx, cm, func() error {
+		consumerLabels(cm, s.clusterID)
+		cm.Data, cm.BinaryData = data, nil
+		return nil
+	})
+}

@@ -1,0 +1,89 @@
+package resourceoffer
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+)
+
+var fromRome = map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}
+
+func TestDeletionKeepsEverythingWhileTheConsumerHasPods(t *testing.T) {
+	offer := newOffer("rome")
+	offloaded := newPod("liqo-tenant-rome", "offloaded", "n1", rl("cpu", "1"), fromRome)
+	e := newEnv(t, offer, offloaded)
+	g := e.g
+	e.publish(offer)
+	g.Expect(e.c.Delete(context.Background(), offer)).To(Succeed())
+
+	res, got := e.mustReconcile(offer)
+	g.Expect(res.RequeueAfter).To(Equal(consumerPodsRequeue))
+	g.Expect(got.Finalizers).To(ContainElement(Finalizer))
+	ready := condition(got, sharingv1alpha1.ReadyCondition)
+	g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+	g.Expect(ready.Reason).To(Equal(ConsumerStillHasPodsReason))
+	g.Expect(ready.Message).To(ContainSubstring("1 pod(s) and 0 ShadowPod(s) here (liqo-tenant-rome: 1 pod(s), 0 ShadowPod(s))"))
+	g.Expect(e.get(client.ObjectKey{Name: "liqo-tenant-rome"}, &corev1.Namespace{})).To(Succeed())
+	g.Expect(e.get(identityKey, &corev1.Secret{})).To(Succeed())
+
+	// The consumer drains its pod: the tenant and the offer go.
+	g.Expect(e.c.Delete(context.Background(), offloaded)).To(Succeed())
+	_, err := e.reconcile(offer)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKeyFromObject(offer), &sharingv1alpha1.ResourceOffer{}))).To(BeTrue())
+	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKey{Name: "liqo-tenant-rome"}, &corev1.Namespace{}))).To(BeTrue())
+	g.Expect(apierrors.IsNotFound(e.get(identityKey, &corev1.Secret{}))).To(BeTrue())
+}
+
+func TestDeletionWaitsForShadowPodsAnywhere(t *testing.T) {
+	offer := newOffer("rome")
+	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "default-rome", Name: "web", Labels: fromRome}}
+	e := newEnv(t, offer, sp)
+	g := e.g
+	e.publish(offer)
+	g.Expect(e.c.Delete(context.Background(), offer)).To(Succeed())
+	_, got := e.mustReconcile(offer)
+	g.Expect(condition(got, sharingv1alpha1.ReadyCondition).Message).To(ContainSubstring("default-rome: 0 pod(s), 1 ShadowPod(s)"))
+	g.Expect(e.get(client.ObjectKey{Name: "liqo-tenant-rome"}, &corev1.Namespace{})).To(Succeed())
+}
+
+func TestDeletionLeavesOtherConsumersAlone(t *testing.T) {
+	rome, paris := newOffer("rome"), newOffer("paris")
+	// What this cluster holds as paris's consumer, in the same namespace: not an identity it issued.
+	credentials := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo", Name: "rome-credentials",
+		Labels: map[string]string{sharingv1alpha1.RemoteClusterIDLabel: "rome-id"}}}
+	e := newEnv(t, rome, paris, credentials)
+	g := e.g
+	e.publish(rome)
+	e.publish(paris)
+	g.Expect(e.c.Delete(context.Background(), rome)).To(Succeed())
+	_, err := e.reconcile(rome)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKey{Name: "liqo-tenant-rome"}, &corev1.Namespace{}))).To(BeTrue())
+	g.Expect(e.get(client.ObjectKey{Name: "liqo-tenant-paris"}, &corev1.Namespace{})).To(Succeed())
+	g.Expect(e.get(client.ObjectKey{Namespace: "liqo", Name: "liqo-identity-paris"}, &corev1.Secret{})).To(Succeed())
+	g.Expect(e.get(client.ObjectKeyFromObject(credentials), &corev1.Secret{})).To(Succeed())
+}
+
+func TestDeletionKeepsATenantAnotherOfferStillUses(t *testing.T) {
+	first := newOffer("rome")
+	second := newOffer("rome-again", withClusterID("rome-id"), withClusterName("rome"))
+	e := newEnv(t, first, second)
+	g := e.g
+	e.publish(first)
+	g.Expect(e.c.Delete(context.Background(), first)).To(Succeed())
+	_, err := e.reconcile(first)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKeyFromObject(first), &sharingv1alpha1.ResourceOffer{}))).To(BeTrue())
+	g.Expect(e.get(client.ObjectKey{Name: "liqo-tenant-rome"}, &corev1.Namespace{})).To(Succeed())
+	g.Expect(e.get(identityKey, &corev1.Secret{})).To(Succeed())
+}

@@ -1,0 +1,28 @@
+package resourceoffer
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+func TestObservedGenerationIsOnlySetOnceReady(t *testing.T) {
+	offer := newOffer("rome")
+	e := newEnv(t, offer)
+	g := e.g
+
+	_, got := e.mustReconcile(offer)
+	g.Expect(got.Status.ObservedGeneration).To(Equal(int64(-1)), "kstatus must keep judging it InProgress")
+	g.Expect(condition(got, sharingv1alpha1.ReadyCondition).Reason).To(Equal(ConsumerTokenPendingReason))
+	g.Expect(condition(got, sharingv1alpha1.ReconcilingCondition).Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(condition(got, sharingv1alpha1.StalledCondition).Type).To(BeEmpty())
+
+	e.fillToken("liqo-tenant-rome", "token-1")
+	_, got = e.mustReconcile(offer)
+	g.Expect(condition(got, sharingv1alpha1.ReadyCondition).Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+	g.Expect(condition(got, sharingv1alpha1.ReconcilingCondition).Type).To(BeEmpty())
+}

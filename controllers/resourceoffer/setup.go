@@ -1,0 +1,185 @@
+package resourceoffer
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"time"
+
+	"github.com/fluxcd/pkg/runtime/predicates"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/util/workqueue"
+	resourcehelper "k8s.io/component-helpers/resource"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+// usageDebounce gathers a burst of node and pod events (a rollout, a node
+// joining) into one resize of each percentage offer.
+const usageDebounce = 3 * time.Second
+
+// SetupWithManager watches ResourceOffers; Nodes and Pods, so percentage
+// offers follow capacity and load; and the Secrets labelled for a consumer,
+// so a filled or deleted token (a rotation) reissues the identity at once;
+// and deleted offers, to retry those that were waiting for their tenant name.
+// Tenant objects live in other namespaces than the offer, where owner
+// references cannot point, hence mapped watches rather than Owns.
+func (r *ResourceOfferReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.LocalClusterID == "" || r.APIServerURL == "" {
+		return errors.New("ResourceOfferReconciler needs LocalClusterID and APIServerURL: they are written into every identity issued to consumers")
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("resourceoffer").
+		For(&sharingv1alpha1.ResourceOffer{}, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicates.ReconcileRequestedPredicate{}))).
+		Watches(&corev1.Node{}, debounced(r.percentageOffers), builder.WithPredicates(nodeCapacityChanged)).
+		Watches(&corev1.Pod{}, debounced(r.offersForPod), builder.WithPredicates(podUsageChanged)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.offersForConsumerObject),
+			builder.WithPredicates(predicate.NewPredicateFuncs(hasConsumerLabel))).
+		// An offer stalled on a tenant name another offer held retries once that one is gone.
+		Watches(&sharingv1alpha1.ResourceOffer{}, handler.EnqueueRequestsFromMapFunc(r.offersSharingTenant),
+			builder.WithPredicates(deletedOnly)).
+		Complete(r)
+}
+
+// percentageOffers maps any change in capacity to every percentage offer.
+func (r *ResourceOfferReconciler) percentageOffers(ctx context.Context, _ client.Object) []reconcile.Request {
+	return r.offerRequests(ctx, func(o *sharingv1alpha1.ResourceOffer) bool { return !o.HasFixedLimits() })
+}
+
+// offersForPod maps a pod to every percentage offer and, for a pod a consumer
+// offloaded, to that consumer's offers, whose deletion may be waiting on it.
+func (r *ResourceOfferReconciler) offersForPod(ctx context.Context, pod client.Object) []reconcile.Request {
+	origin := pod.GetLabels()[sharingv1alpha1.OriginClusterIDLabel]
+	return r.offerRequests(ctx, func(o *sharingv1alpha1.ResourceOffer) bool {
+		return !o.HasFixedLimits() || (origin != "" && o.Spec.ClusterID == origin)
+	})
+}
+
+// offersForConsumerObject maps an object labelled liqo.io/remote-cluster-id
+// to the offers for that consumer.
+func (r *ResourceOfferReconciler) offersForConsumerObject(ctx context.Context, obj client.Object) []reconcile.Request {
+	id := obj.GetLabels()[sharingv1alpha1.RemoteClusterIDLabel]
+	if id == "" {
+		return nil
+	}
+	return r.offerRequests(ctx, func(o *sharingv1alpha1.ResourceOffer) bool { return o.Spec.ClusterID == id })
+}
+
+// offersSharingTenant maps a deleted offer to the others whose tenant name is the same.
+func (r *ResourceOfferReconciler) offersSharingTenant(ctx context.Context, obj client.Object) []reconcile.Request {
+	gone, ok := obj.(*sharingv1alpha1.ResourceOffer)
+	if !ok {
+		return nil
+	}
+	name := sharingv1alpha1.TenantName(gone.Spec.ClusterName, gone.Spec.ClusterID)
+	return r.offerRequests(ctx, func(o *sharingv1alpha1.ResourceOffer) bool {
+		return client.ObjectKeyFromObject(o) != client.ObjectKeyFromObject(gone) &&
+			sharingv1alpha1.TenantName(o.Spec.ClusterName, o.Spec.ClusterID) == name
+	})
+}
+
+var deletedOnly = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+func (r *ResourceOfferReconciler) offerRequests(ctx context.Context, match func(*sharingv1alpha1.ResourceOffer) bool) []reconcile.Request {
+	offers := &sharingv1alpha1.ResourceOfferList{}
+	if err := r.List(ctx, offers); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range offers.Items {
+		if o := &offers.Items[i]; match(o) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+		}
+	}
+	return out
+}
+
+func hasConsumerLabel(obj client.Object) bool {
+	return obj.GetLabels()[sharingv1alpha1.RemoteClusterIDLabel] != ""
+}
+
+// debounced enqueues the mapped requests after usageDebounce; the delaying
+// queue keeps one pending entry per offer, so a burst costs one reconcile.
+func debounced(fn handler.MapFunc) handler.EventHandler {
+	enqueue := func(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		for _, req := range fn(ctx, obj) {
+			q.AddAfter(req, usageDebounce)
+		}
+	}
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { enqueue(ctx, e.Object, q) },
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) { enqueue(ctx, e.ObjectNew, q) },
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { enqueue(ctx, e.Object, q) },
+	}
+}
+
+// nodeCapacityChanged passes what changes FreeAllocatable's view of a node;
+// status heartbeats do not.
+var nodeCapacityChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		oldNode, okOld := e.ObjectOld.(*corev1.Node)
+		newNode, okNew := e.ObjectNew.(*corev1.Node)
+		if !okOld || !okNew {
+			return false
+		}
+		return !equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable) ||
+			oldNode.Spec.Unschedulable != newNode.Spec.Unschedulable ||
+			nodeReady(oldNode) != nodeReady(newNode) ||
+			!maps.Equal(oldNode.Labels, newNode.Labels)
+	},
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// podUsageChanged passes pods that hold (or stop holding) node resources, and
+// pods a consumer offloaded, whose departure a deletion waits for.
+var podUsageChanged = predicate.Funcs{
+	CreateFunc: func(e event.CreateEvent) bool { return podMatters(e.Object) },
+	DeleteFunc: func(e event.DeleteEvent) bool { return podMatters(e.Object) },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		oldPod, okOld := e.ObjectOld.(*corev1.Pod)
+		newPod, okNew := e.ObjectNew.(*corev1.Pod)
+		if !okOld || !okNew {
+			return false
+		}
+		return oldPod.Spec.NodeName != newPod.Spec.NodeName ||
+			podTerminal(oldPod) != podTerminal(newPod) ||
+			!equality.Semantic.DeepEqual(podRequests(oldPod), podRequests(newPod))
+	},
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+func podMatters(obj client.Object) bool {
+	pod, ok := obj.(*corev1.Pod)
+	return ok && (pod.Spec.NodeName != "" || pod.Labels[sharingv1alpha1.OriginClusterIDLabel] != "")
+}
+
+func podTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+func podRequests(p *corev1.Pod) corev1.ResourceList {
+	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+}

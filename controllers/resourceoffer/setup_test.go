@@ -1,0 +1,106 @@
+package resourceoffer
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+func names(reqs []reconcile.Request) []string {
+	out := make([]string, 0, len(reqs))
+	for _, r := range reqs {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+func TestWatchesMapToTheRightOffers(t *testing.T) {
+	rome := newOffer("rome")
+	paris := newOffer("paris", withPercentage(50))
+	fixed := newOffer("lisbon", withLimits(rl("cpu", "4")))
+	e := newEnv(t, rome, paris, fixed)
+	g, ctx := e.g, context.Background()
+
+	g.Expect(names(e.r.percentageOffers(ctx, newNode("n1", nil)))).To(ConsistOf("rome", "paris"))
+	g.Expect(names(e.r.offersForPod(ctx, newPod("default", "web", "n1", nil, nil)))).To(ConsistOf("rome", "paris"))
+	lisbonPod := newPod("default-lisbon", "web", "n1", nil, map[string]string{sharingv1alpha1.OriginClusterIDLabel: "lisbon-id"})
+	g.Expect(names(e.r.offersForPod(ctx, lisbonPod))).To(ConsistOf("rome", "paris", "lisbon"),
+		"a fixed offer's deletion may be waiting for this pod")
+
+	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo-tenant-lisbon", Name: sharingv1alpha1.ConsumerTokenSecretName,
+		Labels: map[string]string{sharingv1alpha1.RemoteClusterIDLabel: "lisbon-id"}}}
+	g.Expect(hasConsumerLabel(token)).To(BeTrue())
+	g.Expect(names(e.r.offersForConsumerObject(ctx, token))).To(ConsistOf("lisbon"))
+	other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "app"}}
+	g.Expect(hasConsumerLabel(other)).To(BeFalse())
+	g.Expect(e.r.offersForConsumerObject(ctx, other)).To(BeEmpty())
+}
+
+func TestADeletedOfferRequeuesThoseSharingItsTenantName(t *testing.T) {
+	rome := newOffer("rome")
+	waiting := newOffer("rome-2", withClusterID("other-id"), withClusterName("Rome"))
+	paris := newOffer("paris")
+	e := newEnv(t, waiting, paris)
+	g := e.g
+	g.Expect(names(e.r.offersSharingTenant(context.Background(), rome))).To(ConsistOf("rome-2"))
+	g.Expect(deletedOnly.Delete(event.DeleteEvent{Object: rome})).To(BeTrue())
+	g.Expect(deletedOnly.Update(event.UpdateEvent{ObjectOld: rome, ObjectNew: rome})).To(BeFalse())
+}
+
+func TestNodePredicateIgnoresHeartbeats(t *testing.T) {
+	base := newNode("n1", rl("cpu", "8"))
+	for _, tc := range []struct {
+		name   string
+		change func(*corev1.Node)
+		passes bool
+	}{
+		{name: "heartbeat", change: func(n *corev1.Node) { n.Status.Conditions[0].LastHeartbeatTime = metav1.Now() }},
+		{name: "allocatable", change: func(n *corev1.Node) { n.Status.Allocatable = rl("cpu", "16") }, passes: true},
+		{name: "cordon", change: func(n *corev1.Node) { n.Spec.Unschedulable = true }, passes: true},
+		{name: "not ready", change: func(n *corev1.Node) { n.Status.Conditions[0].Status = corev1.ConditionFalse }, passes: true},
+		{name: "labels", change: func(n *corev1.Node) { n.Labels = map[string]string{"liqo.io/type": "virtual-node"} }, passes: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			changed := base.DeepCopy()
+			tc.change(changed)
+			NewWithT(t).Expect(nodeCapacityChanged.Update(event.UpdateEvent{ObjectOld: base, ObjectNew: changed})).To(Equal(tc.passes))
+		})
+	}
+}
+
+func TestPodPredicatePassesUsageChangesOnly(t *testing.T) {
+	pending := newPod("default", "web", "", rl("cpu", "1"), nil)
+	bound := newPod("default", "web", "n1", rl("cpu", "1"), nil)
+	for _, tc := range []struct {
+		name     string
+		old, new client.Object
+		passes   bool
+	}{
+		{name: "scheduled", old: pending, new: bound, passes: true},
+		{name: "status noise", old: bound, new: func() *corev1.Pod { p := bound.DeepCopy(); p.Status.PodIP = "10.0.0.1"; return p }()},
+		{name: "completed", old: bound, new: func() *corev1.Pod { p := bound.DeepCopy(); p.Status.Phase = corev1.PodSucceeded; return p }(), passes: true},
+		{name: "resized", old: bound, new: newPod("default", "web", "n1", rl("cpu", "2"), nil), passes: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			NewWithT(t).Expect(podUsageChanged.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new})).To(Equal(tc.passes))
+		})
+	}
+	g := NewWithT(t)
+	g.Expect(podUsageChanged.Create(event.CreateEvent{Object: pending})).To(BeFalse(), "an unscheduled pod holds nothing")
+	g.Expect(podUsageChanged.Delete(event.DeleteEvent{Object: bound})).To(BeTrue())
+	offloaded := newPod("default-rome", "web", "", nil, map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"})
+	g.Expect(podUsageChanged.Delete(event.DeleteEvent{Object: offloaded})).To(BeTrue(), "a deletion may be waiting for it")
+}
+
+func TestSetupRequiresTheProviderIdentity(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect((&ResourceOfferReconciler{LocalClusterID: providerID}).SetupWithManager(nil)).To(MatchError(ContainSubstring("APIServerURL")))
+}

@@ -1,0 +1,153 @@
+package resourceoffer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/conditions"
+	corev1 "k8s.io/api/core/v1"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+// ResourcesRoundedToZeroCondition is True when the percentage leaves a
+// resource the provider has (a GPU) out of the offer. It is a warning, not a
+// failure: the offer is valid and published, and what is free moves with the
+// provider's load, so failing Ready over it would fail Flux health checks
+// (and the Kustomizations that depend on them) for a matter of tuning.
+const ResourcesRoundedToZeroCondition = "ResourcesRoundedToZero"
+
+// Reasons beyond the API's shared ones; each names one thing a person can act on.
+const (
+	// ResourceRoundedToZeroReason: see ResourcesRoundedToZeroCondition.
+	ResourceRoundedToZeroReason = "ResourceRoundedToZero"
+	// TenantNamespaceConflictReason: the tenant name is taken by another consumer; fix spec.clusterName in git.
+	TenantNamespaceConflictReason = "TenantNamespaceConflict"
+	// ConsumerTokenPendingReason: the token controller has not filled the consumer's token yet.
+	ConsumerTokenPendingReason = "ConsumerTokenPending"
+	// ConsumerStillHasPodsReason: a deletion waits for the consumer's workloads to leave.
+	ConsumerStillHasPodsReason = "ConsumerStillHasPods"
+)
+
+// observation is everything one reconcile learnt; status is a pure function of it.
+type observation struct {
+	offerRef        string
+	clusterID       string
+	tenantNamespace string
+	identitySecret  string
+	percent         int32
+	conflict        *tenantConflict
+	tokenPending    bool
+	offered         corev1.ResourceList
+	zeroed          []policies.RoundedToZero
+}
+
+// conditionState is one computed condition.
+type conditionState struct {
+	status          bool
+	stalled         bool
+	reason, message string
+}
+
+// readyState is a ladder of early returns, one per thing that can be wrong.
+func readyState(o observation) conditionState {
+	switch {
+	case o.conflict != nil && o.conflict.terminating:
+		return conditionState{reason: TenantNamespaceConflictReason, message: fmt.Sprintf(
+			"%s, held by cluster %s, is being deleted: waiting to create it for cluster %s", o.conflict.object, o.conflict.holderID, o.clusterID)}
+	case o.conflict != nil:
+		return conditionState{stalled: true, reason: TenantNamespaceConflictReason, message: conflictMessage(o)}
+	case o.tokenPending:
+		return conditionState{reason: ConsumerTokenPendingReason, message: fmt.Sprintf(
+			"waiting for the token controller to fill Secret %s/%s with a token and ca.crt for ServiceAccount %s",
+			o.tenantNamespace, sharingv1alpha1.ConsumerTokenSecretName, sharingv1alpha1.ConsumerServiceAccountName)}
+	}
+	offered := "offering " + formatResources(o.offered)
+	if len(o.offered) == 0 {
+		offered = "offering nothing (no Ready, schedulable node has free allocatable resources)"
+	}
+	return conditionState{status: true, reason: sharingv1alpha1.OfferPublishedReason,
+		message: fmt.Sprintf("%s to cluster %s through namespace %s", offered, o.clusterID, o.tenantNamespace)}
+}
+
+func conflictMessage(o observation) string {
+	c := o.conflict
+	switch {
+	case c.holderID == "":
+		return fmt.Sprintf("%s exists and was not created for a consumer (no label %s): give ResourceOffer %s another spec.clusterName, or delete that object",
+			c.object, sharingv1alpha1.RemoteClusterIDLabel, o.offerRef)
+	case c.holderOffer != "":
+		return fmt.Sprintf("%s belongs to cluster %s of ResourceOffer %s, and ResourceOffer %s is for cluster %s: their spec.clusterName map to the same name; give one of them another spec.clusterName",
+			c.object, c.holderID, c.holderOffer, o.offerRef, o.clusterID)
+	}
+	return fmt.Sprintf("%s belongs to cluster %s, which no ResourceOffer names any more, and ResourceOffer %s is for cluster %s: delete the stale object, or give this offer another spec.clusterName",
+		c.object, c.holderID, o.offerRef, o.clusterID)
+}
+
+// roundedToZeroState is True, with policies' explanation, when the
+// percentage drops a resource the provider has.
+func roundedToZeroState(o observation) conditionState {
+	if o.conflict != nil || len(o.zeroed) == 0 {
+		return conditionState{}
+	}
+	return conditionState{status: true, reason: ResourceRoundedToZeroReason, message: policies.RoundedToZeroMessage(o.zeroed, o.percent)}
+}
+
+// applyStatus writes the computed state. Status fields name only what this
+// offer actually holds: nothing while another consumer holds its tenant name.
+func applyStatus(offer *sharingv1alpha1.ResourceOffer, o observation) {
+	offer.Status.TenantNamespace, offer.Status.IdentitySecretName, offer.Status.Offered = "", "", nil
+	if o.conflict == nil {
+		offer.Status.TenantNamespace, offer.Status.IdentitySecretName, offer.Status.Offered = o.tenantNamespace, o.identitySecret, o.offered
+	}
+	if rz := roundedToZeroState(o); rz.status {
+		conditions.MarkTrue(offer, ResourcesRoundedToZeroCondition, rz.reason, "%s", rz.message)
+	} else {
+		conditions.Delete(offer, ResourcesRoundedToZeroCondition)
+	}
+	if st := readyState(o); st.status {
+		conditions.MarkTrue(offer, meta.ReadyCondition, st.reason, "%s", st.message)
+	} else {
+		fluxstatus.MarkNotReady(offer, st.stalled, st.reason, "%s", st.message)
+	}
+}
+
+// workloadCount is what a consumer still runs in one namespace here.
+type workloadCount struct{ pods, shadowPods int }
+
+// deletionState is True (blocked) while the consumer still has pods or
+// ShadowPods here: a broken or departing peer never deletes remote
+// workloads, the consumer drains them when it unpeers.
+func deletionState(clusterID string, where map[string]workloadCount) conditionState {
+	if len(where) == 0 {
+		return conditionState{}
+	}
+	namespaces := make([]string, 0, len(where))
+	for ns := range where {
+		namespaces = append(namespaces, ns)
+	}
+	sort.Strings(namespaces)
+	var pods, shadowPods int
+	parts := make([]string, 0, len(namespaces))
+	for _, ns := range namespaces {
+		c := where[ns]
+		pods, shadowPods = pods+c.pods, shadowPods+c.shadowPods
+		parts = append(parts, fmt.Sprintf("%s: %d pod(s), %d ShadowPod(s)", ns, c.pods, c.shadowPods))
+	}
+	return conditionState{status: true, reason: ConsumerStillHasPodsReason, message: fmt.Sprintf(
+		"deleting: cluster %s still has %d pod(s) and %d ShadowPod(s) here (%s); the tenant namespace and identity stay until the consumer drains them by unpeering, or someone deletes them (label %s=%s)",
+		clusterID, pods, shadowPods, strings.Join(parts, "; "), sharingv1alpha1.OriginClusterIDLabel, clusterID)}
+}
+
+func formatResources(rl corev1.ResourceList) string {
+	parts := make([]string, 0, len(rl))
+	for name, q := range rl {
+		parts = append(parts, fmt.Sprintf("%s=%s", name, q.String()))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
