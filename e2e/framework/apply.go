@@ -32,11 +32,16 @@ func Build(dir string) ([]*unstructured.Unstructured, error) {
 	}
 	var out []*unstructured.Unstructured
 	for _, r := range resMap.Resources() {
-		m, err := r.Map()
+		// Through JSON: kyaml's maps hold plain ints, which unstructured cannot deep-copy.
+		data, err := r.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &unstructured.Unstructured{Object: m})
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, fmt.Errorf("kustomize build %s: %s: %w", dir, r.CurId(), err)
+		}
+		out = append(out, u)
 	}
 	return out, nil
 }

@@ -1,0 +1,132 @@
+// Command spillway-controller is the Spillway manager: it peers this cluster
+// with providers (ForeignCluster), publishes this cluster's offers to consumers
+// (ResourceOffer), and runs one virtual node per outgoing peering.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/foreigncluster"
+	"github.com/spillway-dev/spillway/controllers/resourceoffer"
+	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+)
+
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(discoveryv1alpha1.AddToScheme(s))
+	utilruntime.Must(sharingv1alpha1.AddToScheme(s))
+	utilruntime.Must(offloadingv1alpha1.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	return s
+}
+
+type options struct {
+	clusterID, clusterName, namespace, apiServerURL string
+	metricsAddr, probeAddr, nodeAddress             string
+	leaderElect                                     bool
+	probeInterval                                   time.Duration
+	failureThreshold                                int
+}
+
+func (o options) validate() error {
+	var errs []error
+	if o.clusterID == "" {
+		errs = append(errs, errors.New("--cluster-id is required: this cluster's identity, as providers' ResourceOffers name it in spec.clusterId"))
+	}
+	if o.clusterName == "" {
+		errs = append(errs, errors.New("--cluster-name is required: used in virtual node and namespace names"))
+	}
+	if o.apiServerURL == "" {
+		errs = append(errs, errors.New("--api-server-url is required: the URL consumers use to reach this cluster's API server"))
+	}
+	return errors.Join(errs...)
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.clusterID, "cluster-id", "", "this cluster's ID")
+	flag.StringVar(&o.clusterName, "cluster-name", "", "this cluster's name")
+	flag.StringVar(&o.namespace, "namespace", "liqo", "namespace of the manager and of identity Secrets")
+	flag.StringVar(&o.apiServerURL, "api-server-url", "", "URL consumers use to reach this cluster's API server")
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "metrics endpoint; 0 disables it")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "health probe endpoint")
+	flag.StringVar(&o.nodeAddress, "virtual-node-address", envOr("POD_IP", "127.0.0.1"), "address virtual nodes advertise")
+	flag.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
+	flag.DurationVar(&o.probeInterval, "virtual-node-probe-interval", virtualnode.DefaultOptions.ProbeInterval, "how often a provider's API server is checked")
+	flag.IntVar(&o.failureThreshold, "virtual-node-failure-threshold", virtualnode.DefaultOptions.FailureThreshold, "failed checks before a virtual node turns NotReady")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	if err := o.validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "spillway-controller:", err)
+		os.Exit(2)
+	}
+	if err := run(ctrl.SetupSignalHandler(), o); err != nil {
+		ctrl.Log.Error(err, "manager stopped")
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	cfg := ctrl.GetConfigOrDie()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  newScheme(),
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "spillway-controller.liqo.io",
+		LeaderElectionNamespace: o.namespace,
+	})
+	if err != nil {
+		return err
+	}
+	local, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID,
+		NodeAddress: o.nodeAddress, NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
+			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds}}
+	if err := fcr.SetupWithManager(ctx, mgr); err != nil {
+		return fmt.Errorf("setting up the ForeignCluster controller: %w", err)
+	}
+	ror := &resourceoffer.ResourceOfferReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), LocalClusterID: o.clusterID,
+		LocalClusterName: o.clusterName, APIServerURL: o.apiServerURL, Namespace: o.namespace}
+	if err := ror.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the ResourceOffer controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,105 @@
+//go:build e2e
+
+// Package peering_test runs the quick-start peering from git on the lab: milan
+// offers resources to rome, rome peers with milan and gets a virtual node.
+// No External Secrets operator runs in the lab: the suite copies the identity
+// Secret from milan to rome itself, standing in for the PushSecret/ExternalSecret
+// pair committed in clusters/.
+package peering_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+const portBase = 18100
+
+var (
+	theLab                  *lab.Lab
+	rome, milan             *lab.Cluster
+	romeC, milanC           client.Client
+	romeID, milanID         framework.Identity
+	repoRoot                string
+	romeConfig, milanConfig []*unstructured.Unstructured
+)
+
+func TestPeering(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "peering suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	repoRoot, err = lab.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	_, err = framework.Binaries()
+	Expect(err).NotTo(HaveOccurred())
+	theLab, err = lab.StartForSuite(ctx, "peering", portBase,
+		lab.MustSpecs("rome milan:nodes=2,cpu=8,memory=32Gi,nvidia.com/gpu=1"), false)
+	Expect(err).NotTo(HaveOccurred())
+	rome, _ = theLab.Cluster("rome")
+	milan, _ = theLab.Cluster("milan")
+	romeC, err = framework.Client(rome)
+	Expect(err).NotTo(HaveOccurred())
+	milanC, err = framework.Client(milan)
+	Expect(err).NotTo(HaveOccurred())
+
+	romeID = identityOf("rome")
+	milanID = identityOf("milan")
+	romeConfig = labObjects(filepath.Join(repoRoot, "clusters/rome/config"))
+	milanConfig = labObjects(filepath.Join(repoRoot, "clusters/milan/config"))
+	for _, c := range []*lab.Cluster{rome, milan} {
+		Expect(framework.ApplyDir(ctx, c, filepath.Join(repoRoot, "kustomize/crd"))).To(Succeed())
+		Expect(framework.Apply(ctx, c, []*unstructured.Unstructured{framework.Namespace("liqo")})).To(Succeed())
+	}
+	Expect(framework.StartManager(ctx, milan, milanID)).To(Succeed())
+}, NodeTimeout(10*time.Minute))
+
+var _ = AfterSuite(func() {
+	Expect(lab.TearDownSuite(theLab)).To(Succeed())
+})
+
+func identityOf(name string) framework.Identity {
+	id, err := framework.IdentityOf(filepath.Join(repoRoot, "clusters", name, "install"))
+	Expect(err).NotTo(HaveOccurred())
+	return id
+}
+
+// labObjects builds a cluster's config folder without its External Secrets
+// objects (the suite carries the Secret itself) and keeps Spillway's kinds:
+// the workloads belong to the offloading suite.
+func labObjects(dir string) []*unstructured.Unstructured {
+	objs, err := framework.LabObjects(dir)
+	Expect(err).NotTo(HaveOccurred())
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if strings.HasSuffix(strings.Split(o.GetAPIVersion(), "/")[0], "liqo.io") {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func only(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	Expect(out).NotTo(BeEmpty(), "no %s in the committed folder", kind)
+	return out
+}
+
+func secretKey(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
