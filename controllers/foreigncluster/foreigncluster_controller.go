@@ -22,6 +22,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
@@ -39,6 +40,9 @@ type ForeignClusterReconciler struct {
 	NodeAddress string
 	NodePort    int32
 	NodeOptions virtualnode.Options
+	// Peers receives every established peering, for the offloading
+	// controller and the pod reflector; nil disables publishing.
+	Peers *remote.Registry
 
 	peers peers
 }
@@ -135,20 +139,31 @@ func (r *ForeignClusterReconciler) observePeer(ctx context.Context, fc *discover
 		return nil
 	}
 	obs.server = creds.config.Host
-	remote, err := r.remoteFor(fc.Name, creds)
+	provider, err := r.remoteFor(fc.Name, creds)
 	if err != nil {
 		obs.credsErr = fmt.Errorf("secret %s: %w", key, err)
 		return nil
 	}
-	if obs.offer, obs.remoteErr = readRemoteOffer(ctx, remote, creds.namespace); obs.remoteErr != nil {
+	if obs.offer, obs.remoteErr = readRemoteOffer(ctx, provider, creds.namespace); obs.remoteErr != nil {
 		return nil
 	}
 	if obs.offer.providerClusterID != obs.specClusterID || obs.offer.consumerClusterID != r.LocalClusterID || !obs.offer.ready {
 		return nil
 	}
-	health, err := r.ensureVirtualNode(ctx, fc, remote, obs.offer)
+	health, err := r.ensureVirtualNode(ctx, fc, provider, obs.offer)
 	obs.nodeHealth, obs.nodeName = health, r.nodeSpec(fc, obs.offer).Name
+	if err == nil && r.Peers != nil {
+		r.Peers.Set(remote.Peer{ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc), NodeName: obs.nodeName,
+			TenantNamespace: creds.namespace, Config: creds.config, Client: provider})
+	}
 	return err
+}
+
+func clusterName(fc *discoveryv1alpha1.ForeignCluster) string {
+	if fc.Spec.ClusterIdentity.ClusterName != "" {
+		return fc.Spec.ClusterIdentity.ClusterName
+	}
+	return fc.Name
 }
 
 // remoteFor returns the provider client, rebuilt when the credentials changed.
@@ -170,11 +185,7 @@ func (r *ForeignClusterReconciler) remoteFor(name string, creds *credentials) (k
 }
 
 func (r *ForeignClusterReconciler) nodeSpec(fc *discoveryv1alpha1.ForeignCluster, offer *remoteOffer) virtualnode.Spec {
-	name := fc.Spec.ClusterIdentity.ClusterName
-	if name == "" {
-		name = fc.Name
-	}
-	return virtualnode.Spec{Name: virtualnode.Name(name), RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID, Labels: offer.labels,
+	return virtualnode.Spec{Name: virtualnode.Name(clusterName(fc)), RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID, Labels: offer.labels,
 		Capacity: offer.resources, KubeletVersion: offer.serverVersion, Address: r.NodeAddress, Port: r.NodePort}
 }
 

@@ -23,6 +23,10 @@ import (
 // returns how many pods are still to go. Nothing on the provider is touched:
 // the provider cleans up its side when its offer is removed from git.
 func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (int, error) {
+	if r.Peers != nil {
+		// No new offloading towards a peer being unpeered.
+		r.Peers.Delete(fc.Spec.ClusterIdentity.ClusterID)
+	}
 	name := r.existingNode(ctx, fc)
 	if name == "" {
 		r.peers.stop(fc.Name)

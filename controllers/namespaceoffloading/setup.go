@@ -1,0 +1,54 @@
+package namespaceoffloading
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+)
+
+// SetupWithManager watches NamespaceOffloadings and virtual nodes: a peer
+// appearing or changing labels can change what a selector matches.
+func (r *NamespaceOffloadingReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	isVirtual := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetLabels()[virtualnode.TypeLabel] == virtualnode.TypeVirtualNode
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&offloadingv1alpha1.NamespaceOffloading{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.all), builder.WithPredicates(isVirtual, predicate.Or(predicate.LabelChangedPredicate{}, readyChanged()))).
+		Complete(r)
+}
+
+func (r *NamespaceOffloadingReconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
+	list := &offloadingv1alpha1.NamespaceOffloadingList{}
+	if err := r.List(ctx, list); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, no := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&no)})
+	}
+	return out
+}
+
+// readyChanged passes node creations and Ready flips, not heartbeats.
+func readyChanged() predicate.Funcs {
+	ready := func(o client.Object) corev1.ConditionStatus {
+		for _, c := range o.(*corev1.Node).Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				return c.Status
+			}
+		}
+		return corev1.ConditionUnknown
+	}
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return ready(e.ObjectOld) != ready(e.ObjectNew) }}
+}

@@ -1,0 +1,81 @@
+package namespaceoffloading
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
+	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+)
+
+// syncTwins asks every selected peer for the twin namespace and withdraws the
+// request from peers no longer selected. Each peer's outcome is independent:
+// one unreachable provider does not stop the others.
+func (r *NamespaceOffloadingReconciler) syncTwins(ctx context.Context, localNs, remoteName string, nodes []corev1.Node, selected []string) []peerOutcome {
+	var out []peerOutcome
+	for _, n := range nodes {
+		id := n.Labels[virtualnode.RemoteClusterIDLabel]
+		name := strings.TrimPrefix(n.Name, "liqo-")
+		o := peerOutcome{clusterID: id, clusterName: name, key: policies.UniqueClusterName(name, id), selected: slices.Contains(selected, id)}
+		peer, connected := r.Peers.Get(id)
+		o.connected = connected
+		switch {
+		case !connected:
+		case o.selected:
+			o.phase, o.message = requestTwin(ctx, peer.Client, peer.TenantNamespace, localNs, remoteName)
+		default:
+			if err := withdrawTwin(ctx, peer.Client, peer.TenantNamespace, remoteName); err != nil {
+				o.message = err.Error()
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// requestTwin creates (or reads) the twin request and returns the provider's answer.
+func requestTwin(ctx context.Context, cs kubernetes.Interface, tenant, localNs, remoteName string) (phase, message string) {
+	cms := cs.CoreV1().ConfigMaps(tenant)
+	name := sharingv1alpha1.TwinRequestName(remoteName)
+	cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		cm, err = cms.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{sharingv1alpha1.TwinRequestLabel: "true"}},
+			Data:       map[string]string{sharingv1alpha1.TwinRemoteNamespaceKey: remoteName, sharingv1alpha1.TwinLocalNamespaceKey: localNs},
+		}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return sharingv1alpha1.TwinPhaseFailed, fmt.Sprintf("requesting twin namespace %s: %v", remoteName, err)
+	}
+	if cm.Data[sharingv1alpha1.TwinLocalNamespaceKey] != localNs {
+		return sharingv1alpha1.TwinPhaseConflict, fmt.Sprintf("twin namespace %s is already requested for local namespace %q", remoteName, cm.Data[sharingv1alpha1.TwinLocalNamespaceKey])
+	}
+	return cm.Data[sharingv1alpha1.TwinPhaseKey], cm.Data[sharingv1alpha1.TwinMessageKey]
+}
+
+// withdrawTwin deletes the request; the provider removes the twin once no pod
+// of ours remains in it.
+func withdrawTwin(ctx context.Context, cs kubernetes.Interface, tenant, remoteName string) error {
+	err := cs.CoreV1().ConfigMaps(tenant).Delete(ctx, sharingv1alpha1.TwinRequestName(remoteName), metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("withdrawing twin namespace %s: %w", remoteName, err)
+	}
+	return nil
+}
+
+// twinRequested reports whether a request still exists on the peer.
+func twinRequested(ctx context.Context, cs kubernetes.Interface, tenant, remoteName string) (bool, error) {
+	_, err := cs.CoreV1().ConfigMaps(tenant).Get(ctx, sharingv1alpha1.TwinRequestName(remoteName), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
