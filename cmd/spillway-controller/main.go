@@ -25,7 +25,10 @@ import (
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/foreigncluster"
+	"github.com/spillway-dev/spillway/controllers/namespaceoffloading"
 	"github.com/spillway-dev/spillway/controllers/resourceoffer"
+	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
+	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
@@ -104,7 +107,8 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID,
+	peers := &remote.Registry{}
+	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
 		NodeAddress: o.nodeAddress, NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
 			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds}}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {
@@ -114,6 +118,14 @@ func run(ctx context.Context, o options) error {
 		LocalClusterName: o.clusterName, APIServerURL: o.apiServerURL, Namespace: o.namespace}
 	if err := ror.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ResourceOffer controller: %w", err)
+	}
+	nor := &namespaceoffloading.NamespaceOffloadingReconciler{Client: mgr.GetClient(), LocalClusterID: o.clusterID, LocalClusterName: o.clusterName, Peers: peers}
+	if err := nor.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the NamespaceOffloading controller: %w", err)
+	}
+	tnr := &tenantnamespace.TwinNamespaceReconciler{Client: mgr.GetClient(), LocalClusterName: o.clusterName}
+	if err := tnr.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the twin namespace controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

@@ -179,7 +179,7 @@ func (r *ForeignClusterReconciler) remoteFor(name string, creds *credentials) (k
 	if pe == nil {
 		pe = &peer{}
 	}
-	pe.fingerprint, pe.remote = creds.fingerprint, cs
+	pe.fingerprint, pe.remote, pe.config = creds.fingerprint, cs, creds.config
 	r.peers.set(name, pe)
 	return cs, nil
 }
@@ -194,8 +194,13 @@ func (r *ForeignClusterReconciler) ensureVirtualNode(ctx context.Context, fc *di
 	pe := r.peers.get(fc.Name)
 	spec := r.nodeSpec(fc, offer)
 	if pe.runner == nil {
-		runner, err := virtualnode.Start(ctx, r.Local, spec, readyzProbe(remote), r.NodeOptions)
+		handler, err := r.podHandler(fc, pe, remote)
 		if err != nil {
+			return nil, err
+		}
+		runner, err := virtualnode.Start(ctx, r.Local, spec, readyzProbe(remote), handler, r.NodeOptions)
+		if err != nil {
+			pe.stopPods()
 			return nil, err
 		}
 		pe.runner = runner

@@ -5,6 +5,9 @@ import (
 	"sync"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	podreflector "github.com/spillway-dev/spillway/reflectors/pod"
 
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
@@ -16,7 +19,20 @@ import (
 type peer struct {
 	fingerprint string
 	remote      kubernetes.Interface
+	config      *rest.Config
 	runner      *virtualnode.Runner
+	twins       *podreflector.TwinWatcher
+	cancelPods  context.CancelFunc
+}
+
+// stopPods ends the pod side: the retry loop and the provider watches.
+func (pe *peer) stopPods() {
+	if pe.cancelPods != nil {
+		pe.cancelPods()
+	}
+	if pe.twins != nil {
+		pe.twins.Stop()
+	}
 }
 
 // peers is the registry of live peerings, keyed by ForeignCluster name.
@@ -48,6 +64,9 @@ func (p *peers) stop(name string) {
 	p.mu.Unlock()
 	if pe != nil && pe.runner != nil {
 		pe.runner.Stop()
+	}
+	if pe != nil {
+		pe.stopPods()
 	}
 }
 

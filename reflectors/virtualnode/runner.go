@@ -24,11 +24,13 @@ type Options struct {
 	FailureThreshold int
 	// LeaseDurationSeconds of the node lease in kube-node-lease.
 	LeaseDurationSeconds int32
+	// PodWorkers is the number of pods handled in parallel.
+	PodWorkers int
 }
 
 // DefaultOptions match the kubelet's defaults closely enough that the node
 // lifecycle controller treats a virtual node like any other.
-var DefaultOptions = Options{ProbeInterval: 10 * time.Second, FailureThreshold: 3, LeaseDurationSeconds: 40}
+var DefaultOptions = Options{ProbeInterval: 10 * time.Second, FailureThreshold: 3, LeaseDurationSeconds: 40, PodWorkers: 10}
 
 // Probe checks the provider; nil means healthy.
 type Probe func(context.Context) error
@@ -52,7 +54,7 @@ type Runner struct {
 // Start registers the node (or adopts an existing one) and keeps it alive
 // until Stop. The first probe runs before registration so a node never
 // appears Ready for a provider that does not answer.
-func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Probe, opts Options) (*Runner, error) {
+func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Probe, pods PodHandler, opts Options) (*Runner, error) {
 	r := &Runner{local: local, opts: opts, spec: spec, probe: probe, done: make(chan struct{})}
 	r.runProbe(ctx)
 	if err := r.syncMetadata(ctx); err != nil {
@@ -77,6 +79,17 @@ func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Pro
 	go r.probeLoop(runCtx)
 	select {
 	case <-nc.Ready():
+		if pods == nil {
+			return r, nil
+		}
+		workers := opts.PodWorkers
+		if workers <= 0 {
+			workers = DefaultOptions.PodWorkers
+		}
+		if err := runPods(runCtx, local, spec.Name, pods, workers); err != nil {
+			r.Stop()
+			return nil, err
+		}
 		return r, nil
 	case <-r.done:
 		return nil, fmt.Errorf("virtual node %s: node controller exited before registering the node", spec.Name)

@@ -1,0 +1,45 @@
+package foreigncluster
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	podreflector "github.com/spillway-dev/spillway/reflectors/pod"
+)
+
+// remoteScheme is what the consumer writes on a provider.
+var remoteScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	return s
+}()
+
+// pendingRetry is how often pods waiting for their namespace are retried.
+const pendingRetry = 3 * time.Second
+
+// podHandler builds the pod side of a peering's virtual kubelet.
+func (r *ForeignClusterReconciler) podHandler(fc *discoveryv1alpha1.ForeignCluster, pe *peer, provider kubernetes.Interface) (*podreflector.Handler, error) {
+	cfg := pe.config
+	remoteClient, err := client.New(cfg, client.Options{Scheme: remoteScheme})
+	if err != nil {
+		return nil, err
+	}
+	pe.twins = &podreflector.TwinWatcher{Provider: provider, LocalClusterID: r.LocalClusterID}
+	h := &podreflector.Handler{
+		Remote: remoteClient, Twins: pe.twins, LocalClusterID: r.LocalClusterID, RemoteID: fc.Spec.ClusterIdentity.ClusterID, NodeIP: r.NodeAddress,
+		Namespaces: podreflector.OffloadingMapper(r.Client, clusterName(fc), fc.Spec.ClusterIdentity.ClusterID),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pe.cancelPods = cancel
+	go h.RetryPending(ctx, pendingRetry)
+	return h, nil
+}

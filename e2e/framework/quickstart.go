@@ -1,0 +1,94 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+// QuickStart installs Spillway on rome and milan and peers them from the
+// committed clusters/ folders: CRDs, managers, milan's offer, the identity
+// Secret carried across (the lab's stand-in for External Secrets), rome's
+// ForeignCluster, until liqo-milan is Ready. keep filters the config objects
+// applied (nil applies all but External Secrets objects).
+func QuickStart(ctx context.Context, root string, rome, milan *lab.Cluster, keep func(*unstructured.Unstructured) bool) error {
+	for _, c := range []*lab.Cluster{rome, milan} {
+		if err := ApplyDir(ctx, c, filepath.Join(root, "kustomize/crd")); err != nil {
+			return err
+		}
+		if err := Apply(ctx, c, []*unstructured.Unstructured{Namespace("liqo")}); err != nil {
+			return err
+		}
+		id, err := IdentityOf(filepath.Join(root, "clusters", c.Name, "install"))
+		if err != nil {
+			return err
+		}
+		if err := StartManager(ctx, c, id); err != nil {
+			return err
+		}
+	}
+	milanObjs, err := configObjects(root, "milan", keep)
+	if err != nil {
+		return err
+	}
+	if err := Apply(ctx, milan, milanObjs); err != nil {
+		return err
+	}
+	romeC, err := Client(rome)
+	if err != nil {
+		return err
+	}
+	milanC, err := Client(milan)
+	if err != nil {
+		return err
+	}
+	identity := client.ObjectKey{Namespace: "liqo", Name: sharingv1alpha1.IdentitySecretName("rome", "")}
+	if err := Poll(ctx, func(ctx context.Context) error {
+		return CopySecret(ctx, milanC, identity, romeC, client.ObjectKey{Namespace: "liqo", Name: "milan-credentials"})
+	}); err != nil {
+		return fmt.Errorf("carrying milan's identity to rome: %w", err)
+	}
+	romeObjs, err := configObjects(root, "rome", keep)
+	if err != nil {
+		return err
+	}
+	if err := Apply(ctx, rome, romeObjs); err != nil {
+		return err
+	}
+	return Poll(ctx, func(ctx context.Context) error { return NodeReady(ctx, romeC, "liqo-milan") })
+}
+
+func configObjects(root, cluster string, keep func(*unstructured.Unstructured) bool) ([]*unstructured.Unstructured, error) {
+	objs, err := LabObjects(filepath.Join(root, "clusters", cluster, "config"))
+	if err != nil || keep == nil {
+		return objs, err
+	}
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if keep(o) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// NodeReady fails unless the node exists and is Ready.
+func NodeReady(ctx context.Context, c client.Client, name string) error {
+	n := &corev1.Node{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+		return err
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+			return nil
+		}
+	}
+	return fmt.Errorf("node %s is not Ready", name)
+}

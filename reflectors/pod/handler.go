@@ -1,0 +1,262 @@
+package pod
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+)
+
+// ReasonOffloadingBackOff is the reason a pod bound to a virtual node shows
+// while its namespace is not offloaded to that node's cluster.
+const ReasonOffloadingBackOff = "OffloadingBackOff"
+
+// ErrNotOffloaded means a namespace has no ready twin on this provider.
+var ErrNotOffloaded = errors.New("namespace not offloaded to this cluster")
+
+// NamespaceMapper returns the twin of a local namespace on this handler's
+// provider, or an error wrapping ErrNotOffloaded.
+type NamespaceMapper func(ctx context.Context, localNamespace string) (string, error)
+
+// Handler is virtual-kubelet's PodLifecycleHandler for one peering. Every
+// method may be called more than once for the same pod (virtual-kubelet
+// retries and resyncs), so each is idempotent. The consumer owns the local pod
+// and the ShadowPod; the provider owns the real pod and its status.
+type Handler struct {
+	// Remote is a client for the provider with the consumer's identity and
+	// Spillway's scheme; Twins watches the provider's pods.
+	Remote         client.Client
+	Twins          *TwinWatcher
+	Namespaces     NamespaceMapper
+	LocalClusterID string
+	RemoteID       string
+	NodeIP         string
+
+	mu      sync.Mutex
+	notify  func(*corev1.Pod)
+	local   map[string]*corev1.Pod // last local pod seen, by namespace/name
+	pending map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
+}
+
+func key(ns, name string) string { return ns + "/" + name }
+
+func (h *Handler) remember(pod *corev1.Pod) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.local == nil {
+		h.local = map[string]*corev1.Pod{}
+	}
+	h.local[key(pod.Namespace, pod.Name)] = pod.DeepCopy()
+}
+
+// CreatePod writes the ShadowPod. A pod whose namespace is not offloaded here
+// is kept Pending with reason OffloadingBackOff and retried.
+func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
+	h.remember(pod)
+	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
+	if err != nil {
+		h.backOff(pod, err)
+		return nil
+	}
+	h.clearPending(pod)
+	h.Twins.Watch(remoteNs, pod.Namespace)
+	sp := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
+	if err := h.Remote.Create(ctx, sp); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating ShadowPod %s/%s on the provider: %w", remoteNs, sp.Name, err)
+	}
+	return nil
+}
+
+// UpdatePod propagates label and annotation changes; a pod spec is immutable
+// beyond what the provider's ShadowPod controller can apply.
+func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
+	h.remember(pod)
+	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
+	if err != nil {
+		return nil
+	}
+	want := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
+	sp := &virtualkubeletv1alpha1.ShadowPod{}
+	if err := h.Remote.Get(ctx, client.ObjectKeyFromObject(want), sp); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	sp.Labels, sp.Annotations = want.Labels, want.Annotations
+	return h.Remote.Update(ctx, sp)
+}
+
+// DeletePod deletes the ShadowPod; the provider's garbage collector removes the
+// pod with its own grace period, and the watch reports it gone.
+func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
+	h.clearPending(pod)
+	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
+	if err != nil {
+		return nil
+	}
+	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: remoteNs}}
+	if err := h.Remote.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting ShadowPod %s/%s on the provider: %w", remoteNs, pod.Name, err)
+	}
+	if _, ok := h.Twins.Get(pod.Namespace, pod.Name); !ok {
+		// Already gone remotely: report it terminated so the local pod is released.
+		h.reportGone(pod.Namespace, pod.Name)
+	}
+	return nil
+}
+
+// GetPod returns the local view of the provider's pod.
+func (h *Handler) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
+	if p := h.pendingPod(namespace, name); p != nil {
+		return p, nil
+	}
+	remotePod, ok := h.Twins.Get(namespace, name)
+	if !ok {
+		return nil, errdefs.NotFoundf("pod %s/%s is not running on the provider", namespace, name)
+	}
+	return h.localView(namespace, remotePod), nil
+}
+
+// GetPodStatus returns the local view of the provider pod's status.
+func (h *Handler) GetPodStatus(ctx context.Context, namespace, name string) (*corev1.PodStatus, error) {
+	p, err := h.GetPod(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return &p.Status, nil
+}
+
+// GetPods lists every pod this consumer runs on the provider.
+func (h *Handler) GetPods(context.Context) ([]*corev1.Pod, error) {
+	var out []*corev1.Pod
+	for _, rp := range h.Twins.List() {
+		out = append(out, h.localView(rp.localNamespace, rp.pod))
+	}
+	return out, nil
+}
+
+// NotifyPods registers virtual-kubelet's callback for status changes.
+func (h *Handler) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
+	h.mu.Lock()
+	h.notify = cb
+	h.mu.Unlock()
+	h.Twins.OnChange(func(localNs string, remotePod *corev1.Pod, deleted bool) {
+		if deleted {
+			h.reportGone(localNs, remotePod.Name)
+			return
+		}
+		h.emit(h.localView(localNs, remotePod))
+	})
+}
+
+// localView is the local pod (as last seen) with the provider's status.
+func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
+	h.mu.Lock()
+	base := h.local[key(localNs, remotePod.Name)]
+	h.mu.Unlock()
+	out := &corev1.Pod{}
+	if base != nil {
+		out = base.DeepCopy()
+	} else {
+		out.ObjectMeta = metav1.ObjectMeta{Name: remotePod.Name, Namespace: localNs, Labels: withoutOriginLabels(remotePod.Labels), Annotations: remotePod.Annotations}
+		out.Spec = remotePod.Spec
+	}
+	out.Status = LocalStatus(remotePod, h.RemoteID, h.NodeIP, 0)
+	return out
+}
+
+func withoutOriginLabels(l map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range l {
+		if k != sharingv1alpha1.OriginClusterIDLabel && k != OriginNamespaceLabel {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// reportGone tells virtual-kubelet the pod no longer runs, so a local pod being
+// deleted is released at once instead of after its grace period.
+func (h *Handler) reportGone(localNs, name string) {
+	h.mu.Lock()
+	base := h.local[key(localNs, name)]
+	delete(h.local, key(localNs, name))
+	h.mu.Unlock()
+	if base == nil || base.DeletionTimestamp.IsZero() {
+		return
+	}
+	gone := base.DeepCopy()
+	gone.Status.Phase = corev1.PodSucceeded
+	gone.Status.Reason, gone.Status.Message = "Deleted", "the pod was deleted on the provider"
+	h.emit(gone)
+}
+
+func (h *Handler) emit(p *corev1.Pod) {
+	h.mu.Lock()
+	cb := h.notify
+	h.mu.Unlock()
+	if cb != nil {
+		cb(p)
+	}
+}
+
+func (h *Handler) backOff(pod *corev1.Pod, err error) {
+	p := pod.DeepCopy()
+	p.Status.Phase = corev1.PodPending
+	p.Status.Reason = ReasonOffloadingBackOff
+	p.Status.Message = fmt.Sprintf("cannot run on %s yet: %v; offload the namespace to this cluster (a NamespaceOffloading selecting it)", pod.Spec.NodeName, err)
+	h.mu.Lock()
+	if h.pending == nil {
+		h.pending = map[string]*corev1.Pod{}
+	}
+	h.pending[key(pod.Namespace, pod.Name)] = p
+	h.mu.Unlock()
+	h.emit(p)
+}
+
+func (h *Handler) pendingPod(ns, name string) *corev1.Pod {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p := h.pending[key(ns, name)]; p != nil {
+		return p.DeepCopy()
+	}
+	return nil
+}
+
+func (h *Handler) clearPending(pod *corev1.Pod) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.pending, key(pod.Namespace, pod.Name))
+}
+
+// RetryPending creates the pods that waited for their namespace, every
+// interval, until ctx ends: a NamespaceOffloading committed after its
+// Deployment still gets its pods offloaded.
+func (h *Handler) RetryPending(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		h.mu.Lock()
+		var pods []*corev1.Pod
+		for _, p := range h.pending {
+			pods = append(pods, p.DeepCopy())
+		}
+		h.mu.Unlock()
+		for _, p := range pods {
+			_ = h.CreatePod(ctx, p)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+// Package pod is the pod side of the virtual kubelet: a pod bound to a
+// virtual node becomes a ShadowPod in the provider's twin namespace, and the
+// provider's pod status comes back to the local pod.
+package pod
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/network"
+)
+
+// OriginNamespaceLabel records, on the ShadowPod and its pod, the consumer
+// namespace a pod came from.
+const OriginNamespaceLabel = "liqo.io/origin-namespace"
+
+// apiAccessVolumePrefix names the token volume the ServiceAccount admission
+// plugin injects; it refers to the consumer's API server and is dropped (the
+// provider injects its own).
+const apiAccessVolumePrefix = "kube-api-access-"
+
+// ShadowPodFor translates a local pod into the ShadowPod the provider runs,
+// applying the seed's mutations: scheduling constraints dropped (the provider
+// schedules), host namespaces forced off, the consumer's service-account token
+// left behind, anti-affinity presets applied.
+func ShadowPodFor(pod *corev1.Pod, remoteNamespace, localClusterID string) *virtualkubeletv1alpha1.ShadowPod {
+	labels := map[string]string{}
+	for k, v := range pod.Labels {
+		labels[k] = v
+	}
+	labels[sharingv1alpha1.OriginClusterIDLabel] = localClusterID
+	labels[OriginNamespaceLabel] = pod.Namespace
+	annotations := map[string]string{}
+	for k, v := range pod.Annotations {
+		annotations[k] = v
+	}
+	return &virtualkubeletv1alpha1.ShadowPod{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: remoteNamespace, Labels: labels, Annotations: annotations},
+		Spec:       virtualkubeletv1alpha1.ShadowPodSpec{Pod: RemotePodSpec(pod)},
+	}
+}
+
+// RemotePodSpec is the pod spec as it must run in the provider.
+func RemotePodSpec(pod *corev1.Pod) corev1.PodSpec {
+	spec := *pod.Spec.DeepCopy()
+	spec.NodeName, spec.NodeSelector, spec.SchedulerName = "", nil, ""
+	spec.Priority, spec.PriorityClassName, spec.PreemptionPolicy = nil, "", nil
+	spec.HostNetwork, spec.HostIPC, spec.HostPID = false, false, false
+	spec.Affinity = antiAffinityFor(pod)
+	spec.TopologySpreadConstraints = nil
+	spec.Tolerations = withoutVirtualNodeTolerations(spec.Tolerations)
+	spec.ServiceAccountName, spec.DeprecatedServiceAccount, spec.AutomountServiceAccountToken = "", "", nil
+	spec.Volumes = withoutAPIAccess(spec.Volumes)
+	for i := range spec.InitContainers {
+		spec.InitContainers[i].VolumeMounts = withoutAPIAccessMounts(spec.InitContainers[i].VolumeMounts)
+	}
+	for i := range spec.Containers {
+		spec.Containers[i].VolumeMounts = withoutAPIAccessMounts(spec.Containers[i].VolumeMounts)
+	}
+	return spec
+}
+
+// antiAffinityFor keeps only what the liqo.io/anti-affinity-preset annotation
+// asks for: propagate keeps the pod's own anti-affinity; soft and hard build
+// one from the pod's labels (or the subset liqo.io/anti-affinity-labels names).
+func antiAffinityFor(pod *corev1.Pod) *corev1.Affinity {
+	preset := pod.Annotations[offloadingv1alpha1.AntiAffinityPresetAnnotation]
+	switch preset {
+	case offloadingv1alpha1.AntiAffinityPresetPropagate:
+		if pod.Spec.Affinity == nil || pod.Spec.Affinity.PodAntiAffinity == nil {
+			return nil
+		}
+		return &corev1.Affinity{PodAntiAffinity: pod.Spec.Affinity.PodAntiAffinity.DeepCopy()}
+	case offloadingv1alpha1.AntiAffinityPresetSoft, offloadingv1alpha1.AntiAffinityPresetHard:
+		term := corev1.PodAffinityTerm{TopologyKey: corev1.LabelHostname,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: antiAffinityLabels(pod)}}
+		if preset == offloadingv1alpha1.AntiAffinityPresetHard {
+			return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}}
+		}
+		return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: term}}}}
+	}
+	return nil
+}
+
+func antiAffinityLabels(pod *corev1.Pod) map[string]string {
+	keys := pod.Annotations[offloadingv1alpha1.AntiAffinityLabelsAnnotation]
+	if keys == "" {
+		return pod.Labels
+	}
+	out := map[string]string{}
+	for _, k := range strings.Split(keys, ",") {
+		if v, ok := pod.Labels[strings.TrimSpace(k)]; ok {
+			out[strings.TrimSpace(k)] = v
+		}
+	}
+	return out
+}
+
+func withoutVirtualNodeTolerations(in []corev1.Toleration) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range in {
+		if t.Key != offloadingv1alpha1.VirtualNodeTaintKey {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func withoutAPIAccess(in []corev1.Volume) []corev1.Volume {
+	var out []corev1.Volume
+	for _, v := range in {
+		if !strings.HasPrefix(v.Name, apiAccessVolumePrefix) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func withoutAPIAccessMounts(in []corev1.VolumeMount) []corev1.VolumeMount {
+	var out []corev1.VolumeMount
+	for _, m := range in {
+		if !strings.HasPrefix(m.Name, apiAccessVolumePrefix) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// LocalStatus is the provider pod's status as the consumer shows it: pod IPs
+// through the network fabric's mapping, the host IP of the virtual node, and
+// restart counts raised by the times the provider had to recreate the pod.
+func LocalStatus(remote *corev1.Pod, remoteClusterID, nodeIP string, recreations int32) corev1.PodStatus {
+	st := *remote.Status.DeepCopy()
+	st.HostIP = nodeIP
+	st.HostIPs = nil
+	if nodeIP != "" {
+		st.HostIPs = []corev1.HostIP{{IP: nodeIP}}
+	}
+	if st.PodIP != "" {
+		st.PodIP = network.MapRemoteIP(remoteClusterID, st.PodIP)
+	}
+	for i := range st.PodIPs {
+		st.PodIPs[i].IP = network.MapRemoteIP(remoteClusterID, st.PodIPs[i].IP)
+	}
+	for i := range st.ContainerStatuses {
+		st.ContainerStatuses[i].RestartCount += recreations
+	}
+	return st
+}

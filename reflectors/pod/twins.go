@@ -1,0 +1,133 @@
+package pod
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+// TwinWatcher watches this consumer's pods in each twin namespace of one
+// provider: the consumer's identity may read pods only namespace by namespace,
+// so there is one informer per twin, started on first use.
+type TwinWatcher struct {
+	Provider       kubernetes.Interface
+	LocalClusterID string
+
+	mu       sync.Mutex
+	twins    map[string]*twin  // by remote namespace
+	byLocal  map[string]string // local namespace -> remote namespace
+	onChange func(localNs string, pod *corev1.Pod, deleted bool)
+	stop     chan struct{}
+}
+
+type twin struct {
+	localNamespace string
+	informer       cache.SharedIndexInformer
+}
+
+type remotePod struct {
+	localNamespace string
+	pod            *corev1.Pod
+}
+
+// OnChange sets the callback for pod changes in any twin.
+func (w *TwinWatcher) OnChange(f func(localNs string, pod *corev1.Pod, deleted bool)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onChange = f
+}
+
+// Watch starts watching a twin namespace (idempotent) and waits for its cache.
+func (w *TwinWatcher) Watch(remoteNs, localNs string) {
+	w.mu.Lock()
+	if w.twins == nil {
+		w.twins, w.byLocal, w.stop = map[string]*twin{}, map[string]string{}, make(chan struct{})
+	}
+	if _, ok := w.twins[remoteNs]; ok {
+		w.mu.Unlock()
+		return
+	}
+	f := informers.NewSharedInformerFactoryWithOptions(w.Provider, 0, informers.WithNamespace(remoteNs),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.LabelSelector = sharingv1alpha1.OriginClusterIDLabel + "=" + w.LocalClusterID
+		}))
+	inf := f.Core().V1().Pods().Informer()
+	t := &twin{localNamespace: localNs, informer: inf}
+	w.twins[remoteNs], w.byLocal[localNs] = t, remoteNs
+	stop := w.stop
+	w.mu.Unlock()
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { w.changed(localNs, o, false) },
+		UpdateFunc: func(_, o any) { w.changed(localNs, o, false) },
+		DeleteFunc: func(o any) {
+			if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = d.Obj
+			}
+			w.changed(localNs, o, true)
+		},
+	})
+	go inf.Run(stop)
+	cache.WaitForCacheSync(stop, inf.HasSynced)
+}
+
+func (w *TwinWatcher) changed(localNs string, o any, deleted bool) {
+	p, ok := o.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	f := w.onChange
+	w.mu.Unlock()
+	if f != nil {
+		f(localNs, p, deleted)
+	}
+}
+
+// Get returns the provider pod for a local pod, if its twin is watched.
+func (w *TwinWatcher) Get(localNs, name string) (*corev1.Pod, bool) {
+	w.mu.Lock()
+	remoteNs, ok := w.byLocal[localNs]
+	var t *twin
+	if ok {
+		t = w.twins[remoteNs]
+	}
+	w.mu.Unlock()
+	if t == nil {
+		return nil, false
+	}
+	o, exists, err := t.informer.GetStore().GetByKey(remoteNs + "/" + name)
+	if err != nil || !exists {
+		return nil, false
+	}
+	return o.(*corev1.Pod), true
+}
+
+// List returns every watched provider pod.
+func (w *TwinWatcher) List() []remotePod {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []remotePod
+	for _, t := range w.twins {
+		for _, o := range t.informer.GetStore().List() {
+			out = append(out, remotePod{localNamespace: t.localNamespace, pod: o.(*corev1.Pod)})
+		}
+	}
+	return out
+}
+
+// Stop ends every watch.
+func (w *TwinWatcher) Stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stop != nil {
+		close(w.stop)
+		w.stop = nil
+		w.twins, w.byLocal = nil, nil
+	}
+}

@@ -1,0 +1,56 @@
+package virtualnode
+
+import (
+	"context"
+	"fmt"
+
+	vknode "github.com/virtual-kubelet/virtual-kubelet/node"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+// PodHandler is what a virtual node needs to run pods: virtual-kubelet's
+// lifecycle handler, with status notifications.
+type PodHandler interface {
+	vknode.PodLifecycleHandler
+	vknode.PodNotifier
+}
+
+// runPods starts virtual-kubelet's pod controller for the node: it watches the
+// local pods bound to it and drives handler. It returns once the controller is
+// ready, or with the reason it could not start.
+func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, handler PodHandler, workers int) error {
+	byNode := informers.NewSharedInformerFactoryWithOptions(local, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
+	}))
+	all := informers.NewSharedInformerFactory(local, 0)
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: local.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "spillway-virtual-kubelet", Host: nodeName})
+	pc, err := vknode.NewPodController(vknode.PodControllerConfig{
+		PodClient: local.CoreV1(), PodInformer: byNode.Core().V1().Pods(), EventRecorder: recorder, Provider: handler,
+		ConfigMapInformer: all.Core().V1().ConfigMaps(), SecretInformer: all.Core().V1().Secrets(), ServiceInformer: all.Core().V1().Services(),
+		// Environment is resolved by the provider from the reflected objects, as Liqo does.
+		SkipDownwardAPIResolution: true,
+	})
+	if err != nil {
+		return fmt.Errorf("virtual node %s: pod controller: %w", nodeName, err)
+	}
+	byNode.Start(ctx.Done())
+	all.Start(ctx.Done())
+	go func() { _ = pc.Run(ctx, workers) }()
+	select {
+	case <-pc.Ready():
+		return nil
+	case <-pc.Done():
+		return fmt.Errorf("virtual node %s: pod controller stopped: %v", nodeName, pc.Err())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
