@@ -1,0 +1,96 @@
+package pod
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/spillway-dev/spillway/policies"
+)
+
+func localPod(opts ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "liqo-demo", Labels: map[string]string{"app": "web", "tier": "front"}},
+		Spec: corev1.PodSpec{
+			NodeName: "liqo-milan", SchedulerName: "default-scheduler", NodeSelector: map[string]string{"disk": "ssd"},
+			Priority: ptr.To(int32(1000)), PriorityClassName: "high", HostNetwork: true, HostPID: true, HostIPC: true,
+			ServiceAccountName: "builder",
+			Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}, PodAntiAffinity: &corev1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: "zone"}}}},
+			Tolerations: []corev1.Toleration{policies.VirtualNodeToleration(), {Key: "gpu", Operator: corev1.TolerationOpExists}},
+			Volumes:     []corev1.Volume{{Name: "kube-api-access-x1y2z"}, {Name: "data"}},
+			Containers: []corev1.Container{{Name: "web", Image: "nginx",
+				VolumeMounts: []corev1.VolumeMount{{Name: "kube-api-access-x1y2z"}, {Name: "data"}}}},
+		},
+	}
+	for _, f := range opts {
+		f(p)
+	}
+	return p
+}
+
+func withPreset(preset, labels string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Annotations = map[string]string{"liqo.io/anti-affinity-preset": preset}
+		if labels != "" {
+			p.Annotations["liqo.io/anti-affinity-labels"] = labels
+		}
+	}
+}
+
+func TestRemotePodSpecAppliesTheSeedMutations(t *testing.T) {
+	g := NewWithT(t)
+	spec := RemotePodSpec(localPod())
+	g.Expect(spec.NodeName).To(BeEmpty())
+	g.Expect(spec.NodeSelector).To(BeNil())
+	g.Expect(spec.SchedulerName).To(BeEmpty())
+	g.Expect(spec.Priority).To(BeNil())
+	g.Expect(spec.PriorityClassName).To(BeEmpty())
+	g.Expect(spec.HostNetwork || spec.HostPID || spec.HostIPC).To(BeFalse())
+	g.Expect(spec.Affinity).To(BeNil(), "no preset: scheduling constraints are dropped")
+	g.Expect(spec.ServiceAccountName).To(BeEmpty())
+	g.Expect(spec.Tolerations).To(ConsistOf(corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists}))
+	g.Expect(spec.Volumes).To(ConsistOf(corev1.Volume{Name: "data"}))
+	g.Expect(spec.Containers[0].VolumeMounts).To(ConsistOf(corev1.VolumeMount{Name: "data"}))
+}
+
+func TestAntiAffinityPresets(t *testing.T) {
+	g := NewWithT(t)
+	propagate := RemotePodSpec(localPod(withPreset("propagate", "")))
+	g.Expect(propagate.Affinity.NodeAffinity).To(BeNil())
+	g.Expect(propagate.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey).To(Equal("zone"))
+
+	hard := RemotePodSpec(localPod(withPreset("hard", "app")))
+	term := hard.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0]
+	g.Expect(term.LabelSelector.MatchLabels).To(Equal(map[string]string{"app": "web"}))
+	g.Expect(term.TopologyKey).To(Equal(corev1.LabelHostname))
+
+	soft := RemotePodSpec(localPod(withPreset("soft", "")))
+	g.Expect(soft.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.LabelSelector.MatchLabels).
+		To(Equal(map[string]string{"app": "web", "tier": "front"}))
+}
+
+func TestShadowPodForLabelsTheOrigin(t *testing.T) {
+	g := NewWithT(t)
+	sp := ShadowPodFor(localPod(), "liqo-demo-rome-1a2b3c", "rome-id")
+	g.Expect(sp.Namespace).To(Equal("liqo-demo-rome-1a2b3c"))
+	g.Expect(sp.Name).To(Equal("web-1"))
+	g.Expect(sp.Labels).To(HaveKeyWithValue("liqo.io/origin-cluster-id", "rome-id"))
+	g.Expect(sp.Labels).To(HaveKeyWithValue(OriginNamespaceLabel, "liqo-demo"))
+	g.Expect(sp.Labels).To(HaveKeyWithValue("app", "web"))
+}
+
+func TestLocalStatusUsesTheVirtualNodeAddressAndCountsRecreations(t *testing.T) {
+	g := NewWithT(t)
+	remote := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "10.1.2.3", PodIP: "10.65.0.7",
+		PodIPs: []corev1.PodIP{{IP: "10.65.0.7"}}, ContainerStatuses: []corev1.ContainerStatus{{Name: "web", RestartCount: 1}}}}
+	st := LocalStatus(remote, "milan-id", "127.0.0.1", 2)
+	g.Expect(st.Phase).To(Equal(corev1.PodRunning))
+	g.Expect(st.HostIP).To(Equal("127.0.0.1"))
+	g.Expect(st.PodIP).To(Equal("10.65.0.7"), "identity until the fabric registers a mapping")
+	g.Expect(st.ContainerStatuses[0].RestartCount).To(Equal(int32(3)))
+	g.Expect(remote.Status.HostIP).To(Equal("10.1.2.3"), "the provider's object is not modified")
+}
