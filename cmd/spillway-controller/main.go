@@ -27,6 +27,7 @@ import (
 	"github.com/spillway-dev/spillway/controllers/foreigncluster"
 	"github.com/spillway-dev/spillway/controllers/namespaceoffloading"
 	"github.com/spillway-dev/spillway/controllers/resourceoffer"
+	"github.com/spillway-dev/spillway/controllers/shadowpod"
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
@@ -126,6 +127,9 @@ func run(ctx context.Context, o options) error {
 	tnr := &tenantnamespace.TwinNamespaceReconciler{Client: mgr.GetClient(), LocalClusterName: o.clusterName}
 	if err := tnr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the twin namespace controller: %w", err)
+	}
+	if err := (&shadowpod.ShadowPodReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the ShadowPod controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

@@ -1,0 +1,55 @@
+package shadowpod
+
+import (
+	"testing"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestADeletedPodIsRecreatedAndCounted(t *testing.T) {
+	sp := newShadowPod("web")
+	e := newEnv(t, newTwin(), sp)
+	g := e.g
+	e.mustReconcile(sp)
+	e.kubelet(sp, corev1.PodRunning, true)
+	e.mustReconcile(sp)
+
+	// Evicted or drained while the consumer may be unreachable.
+	e.deletePod(sp)
+	_, got := e.mustReconcile(sp)
+	pod := e.mustPod(sp)
+	g.Expect(pod.OwnerReferences).To(HaveLen(1))
+	recreated := condition(got, PodRecreatedCondition)
+	g.Expect(recreated.Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(recreated.Reason).To(Equal(PodRecreatedReason))
+	g.Expect(recreated.Message).To(Equal("recreated 1 time; last, pod shop-rome/web had disappeared while Running"))
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodPending))
+
+	e.deletePod(sp)
+	_, got = e.mustReconcile(sp)
+	g.Expect(condition(got, PodRecreatedCondition).Message).To(HavePrefix("recreated 2 times;"))
+	_, exists := e.pod(sp)
+	g.Expect(exists).To(BeTrue())
+
+	// Further passes with the pod in place count nothing.
+	_, got = e.mustReconcile(sp)
+	g.Expect(condition(got, PodRecreatedCondition).Message).To(HavePrefix("recreated 2 times;"))
+	g.Expect(condition(got, meta.ReadyCondition).Status).To(Equal(metav1.ConditionFalse), "the new pod is not ready yet")
+}
+
+func TestADeletingShadowPodGetsNoNewPod(t *testing.T) {
+	sp := newShadowPod("web")
+	sp.Finalizers = []string{"example.com/hold"} // keeps it visible while deleted
+	e := newEnv(t, newTwin(), sp)
+	g := e.g
+	e.mustReconcile(sp)
+	g.Expect(e.c.Delete(t.Context(), sp)).To(Succeed())
+	e.deletePod(sp) // garbage collection at work
+	_, err := e.reconcile(sp)
+	g.Expect(err).NotTo(HaveOccurred())
+	_, exists := e.pod(sp)
+	g.Expect(exists).To(BeFalse())
+}

@@ -1,0 +1,188 @@
+// Package shadowpod reconciles the provider side of an offloaded pod. A
+// ShadowPod in a twin namespace is the consumer's durable intent; this
+// controller keeps a real Pod for it, owned by the ShadowPod, and mirrors the
+// Pod's phase and readiness back. Because the intent lives here, offloaded
+// pods keep running, and are recreated if they vanish, while the consumer is
+// unreachable: a network split does not take workloads down.
+package shadowpod
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/patch"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+)
+
+// fieldOwner manages the pods this controller writes and the ShadowPod status.
+const fieldOwner = fluxstatus.FieldOwner
+
+const (
+	// staleCacheRequeue retries a create that raced the informer.
+	staleCacheRequeue = time.Second
+	// previousPodRequeue waits for garbage collection of the pod of an
+	// earlier ShadowPod of the same name.
+	previousPodRequeue = 5 * time.Second
+)
+
+// ShadowPodReconciler turns ShadowPods into Pods on this cluster (the
+// provider). It writes the ShadowPod's status only: the spec, labels and
+// annotations are the consumer's.
+type ShadowPodReconciler struct {
+	client.Client
+}
+
+// +kubebuilder:rbac:groups=virtualkubelet.liqo.io,resources=shadowpods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=virtualkubelet.liqo.io,resources=shadowpods/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=virtualkubelet.liqo.io,resources=shadowpods/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+
+// Reconcile follows Flux's ladder: get, deletion, patcher, deferred status,
+// work. There is no finalizer: deleting a ShadowPod deletes its pod through
+// garbage collection, with the pod's own grace period.
+func (r *ShadowPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	sp := &virtualkubeletv1alpha1.ShadowPod{}
+	if err := r.Get(ctx, req.NamespacedName, sp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !sp.DeletionTimestamp.IsZero() {
+		// Garbage collection is removing the pod: recreating it would undo the deletion.
+		return ctrl.Result{}, nil
+	}
+	patcher := patch.NewSerialPatcher(sp, r.Client)
+	defer func() {
+		retErr = errors.Join(retErr, client.IgnoreNotFound(fluxstatus.Finalize(ctx, sp, patcher, PodRecreatedCondition)))
+	}()
+	fluxstatus.Begin(sp, sp.Status.ObservedGeneration)
+	return r.reconcile(ctx, r.newScope(ctx, sp))
+}
+
+// scope is everything one reconcile knows about a ShadowPod.
+type scope struct {
+	shadowPod *virtualkubeletv1alpha1.ShadowPod
+	// consumerID is the twin namespace's label; empty when the namespace is not a twin.
+	consumerID string
+	// namespaceTerminating: no pod can be created in the namespace any more.
+	namespaceTerminating bool
+	err                  error
+}
+
+func (r *ShadowPodReconciler) newScope(ctx context.Context, sp *virtualkubeletv1alpha1.ShadowPod) *scope {
+	s := &scope{shadowPod: sp}
+	ns := &corev1.Namespace{}
+	if err := r.Get(ctx, client.ObjectKey{Name: sp.Namespace}, ns); err != nil {
+		if !apierrors.IsNotFound(err) {
+			s.err = fmt.Errorf("reading Namespace %s: %w", sp.Namespace, err)
+		}
+		return s
+	}
+	s.consumerID = ns.Labels[sharingv1alpha1.TwinNamespaceLabel]
+	s.namespaceTerminating = !ns.DeletionTimestamp.IsZero()
+	return s
+}
+
+// reconcile makes the pod exist, keeps what may change of it in line with
+// the ShadowPod, and mirrors its state. API errors are transient: Ready=False
+// and a backoff. What only the consumer can fix is Stalled.
+func (r *ShadowPodReconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, error) {
+	sp := s.shadowPod
+	if s.err != nil {
+		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", s.err)
+		return ctrl.Result{}, s.err
+	}
+	if s.consumerID == "" {
+		// Only twins say whose pods they hold; a pod elsewhere would run for no one.
+		fluxstatus.MarkNotReady(sp, true, NotInTwinNamespaceReason,
+			"ShadowPod %s/%s is in namespace %s, which is not a twin namespace (no label %s): ShadowPods run only in the twins consumers request",
+			sp.Namespace, sp.Name, sp.Namespace, sharingv1alpha1.TwinNamespaceLabel)
+		return ctrl.Result{}, nil
+	}
+	pod := &corev1.Pod{}
+	err := r.Get(ctx, client.ObjectKeyFromObject(sp), pod)
+	switch {
+	case apierrors.IsNotFound(err):
+		return r.reconcileMissingPod(ctx, s)
+	case err != nil:
+		err = fmt.Errorf("reading Pod %s/%s: %w", sp.Namespace, sp.Name, err)
+		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", err)
+		return ctrl.Result{}, err
+	case !metav1.IsControlledBy(pod, sp):
+		return podNameTaken(sp, pod), nil
+	}
+	if err := r.syncPod(ctx, s, pod); err != nil {
+		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", err)
+		return ctrl.Result{}, err
+	}
+	mirrorPod(sp, pod)
+	return ctrl.Result{}, nil
+}
+
+// reconcileMissingPod creates the pod, or recreates one that was deleted by
+// anything but garbage collection (an eviction, a drain, a person), unless it
+// had run to completion: a Job's finished pod must not run twice.
+func (r *ShadowPodReconciler) reconcileMissingPod(ctx context.Context, s *scope) (ctrl.Result, error) {
+	sp := s.shadowPod
+	previous := sp.Status.Phase
+	if ranToCompletion(previous, sp.Spec.Pod.RestartPolicy) {
+		markCompletedPodGone(sp)
+		return ctrl.Result{}, nil
+	}
+	if s.namespaceTerminating {
+		fluxstatus.MarkNotReady(sp, false, virtualkubeletv1alpha1.PodCreationFailedReason,
+			"namespace %s is terminating: pod %s cannot be created there", sp.Namespace, sp.Name)
+		return ctrl.Result{}, nil
+	}
+	pod, err := desiredPod(sp, s.consumerID, r.Scheme())
+	if err != nil {
+		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", err)
+		return ctrl.Result{}, err
+	}
+	err = r.Create(ctx, pod, client.FieldOwner(fieldOwner))
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		// The informer has not seen a pod that exists: look again shortly.
+		return ctrl.Result{RequeueAfter: staleCacheRequeue}, nil
+	case apierrors.IsInvalid(err):
+		fluxstatus.MarkNotReady(sp, true, virtualkubeletv1alpha1.PodCreationFailedReason,
+			"the API server refused pod %s/%s: %v; the consumer must change the pod it offloads", sp.Namespace, sp.Name, err)
+		return ctrl.Result{}, nil
+	case err != nil:
+		// Forbidden (a quota, an admission webhook) may pass later.
+		fluxstatus.MarkNotReady(sp, false, virtualkubeletv1alpha1.PodCreationFailedReason, "creating pod %s/%s: %v", sp.Namespace, sp.Name, err)
+		return ctrl.Result{}, fmt.Errorf("creating Pod %s/%s for ShadowPod: %w", sp.Namespace, sp.Name, err)
+	}
+	if previous != "" {
+		// A pod existed before (its phase was mirrored) and is gone.
+		countRecreation(sp, previous)
+	}
+	mirrorPod(sp, pod)
+	return ctrl.Result{}, nil
+}
+
+// podNameTaken refuses to adopt a pod this ShadowPod does not control. The
+// pod of an earlier ShadowPod of the same name goes by itself (garbage
+// collection); anyone else's is left alone, and only a person can resolve it.
+func podNameTaken(sp *virtualkubeletv1alpha1.ShadowPod, pod *corev1.Pod) ctrl.Result {
+	if owner := metav1.GetControllerOf(pod); owner != nil && owner.Kind == "ShadowPod" && owner.Name == sp.Name &&
+		owner.APIVersion == virtualkubeletv1alpha1.GroupVersion.String() {
+		fluxstatus.MarkNotReady(sp, false, PodNameTakenReason,
+			"pod %s/%s still belongs to an earlier ShadowPod of the same name: waiting for garbage collection to delete it", pod.Namespace, pod.Name)
+		return ctrl.Result{RequeueAfter: previousPodRequeue}
+	}
+	fluxstatus.MarkNotReady(sp, true, PodNameTakenReason,
+		"pod %s/%s exists and is not controlled by this ShadowPod: nothing was changed; delete that pod, or offload the pod under another name",
+		pod.Namespace, pod.Name)
+	return ctrl.Result{}
+}

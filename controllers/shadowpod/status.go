@@ -1,0 +1,152 @@
+package shadowpod
+
+import (
+	"fmt"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/conditions"
+	corev1 "k8s.io/api/core/v1"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+)
+
+// PodRecreatedCondition is True once the pod has been recreated after
+// disappearing; its message counts the recreations ("recreated 3 times"). It
+// is informational: a recreated pod is not a failure, so Ready ignores it.
+const PodRecreatedCondition = "PodRecreated"
+
+// Reasons beyond the API's shared ones; each names one thing a person can act on.
+const (
+	// PodRecreatedReason: see PodRecreatedCondition.
+	PodRecreatedReason = "PodRecreated"
+	// PodReadyReason: the pod is Ready.
+	PodReadyReason = "PodReady"
+	// PodNotReadyReason: the pod is pending, starting or failing its readiness probe.
+	PodNotReadyReason = "PodNotReady"
+	// PodSucceededReason: the pod ran to completion, which is what it was for.
+	PodSucceededReason = "PodSucceeded"
+	// PodFailedReason: the pod failed for good; the consumer replaces it.
+	PodFailedReason = "PodFailed"
+	// PodTerminatingReason: the pod is being deleted (eviction, drain).
+	PodTerminatingReason = "PodTerminating"
+	// PodNameTakenReason: a pod of the ShadowPod's name exists that it does not control.
+	PodNameTakenReason = "PodNameTaken"
+	// NotInTwinNamespaceReason: the ShadowPod is outside a twin namespace.
+	NotInTwinNamespaceReason = "NotInTwinNamespace"
+)
+
+// conditionState is one computed condition.
+type conditionState struct {
+	status          bool
+	stalled         bool
+	reason, message string
+}
+
+// podState is Ready as the pod's state says it, a ladder of early returns.
+// A pod that ran to completion counts as Ready: it did what it was for, and
+// anything else would keep the ShadowPod of every finished Job InProgress
+// for kstatus and Flux health checks forever.
+func podState(pod *corev1.Pod) conditionState {
+	name := pod.Namespace + "/" + pod.Name
+	switch {
+	case pod.DeletionTimestamp != nil:
+		return conditionState{reason: PodTerminatingReason, message: fmt.Sprintf(
+			"pod %s is terminating; it is recreated once gone, unless it ran to completion", name)}
+	case pod.Status.Phase == corev1.PodSucceeded:
+		return conditionState{status: true, reason: PodSucceededReason, message: fmt.Sprintf("pod %s ran to completion", name)}
+	case pod.Status.Phase == corev1.PodFailed:
+		return conditionState{stalled: true, reason: PodFailedReason, message: fmt.Sprintf(
+			"pod %s failed%s; a failed pod is not restarted here: the consumer's controller replaces it", name, detail(pod))}
+	case podReady(pod):
+		return conditionState{status: true, reason: PodReadyReason, message: fmt.Sprintf("pod %s is ready", name)}
+	}
+	phase := pod.Status.Phase
+	if phase == "" {
+		phase = corev1.PodPending
+	}
+	return conditionState{reason: PodNotReadyReason, message: fmt.Sprintf("pod %s is %s and not ready%s", name, phase, detail(pod))}
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// detail is the most telling reason the pod gives for its state, as ": why".
+func detail(pod *corev1.Pod) string {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return fmt.Sprintf(": %s: %s", c.Reason, c.Message)
+		}
+	}
+	for _, cs := range append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...) {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" && w.Reason != "PodInitializing" {
+			return fmt.Sprintf(": container %s: %s: %s", cs.Name, w.Reason, w.Message)
+		}
+	}
+	if pod.Status.Reason != "" || pod.Status.Message != "" {
+		return fmt.Sprintf(": %s: %s", pod.Status.Reason, pod.Status.Message)
+	}
+	return ""
+}
+
+// mirrorPod copies the pod's phase and readiness into the ShadowPod status.
+func mirrorPod(sp *virtualkubeletv1alpha1.ShadowPod, pod *corev1.Pod) {
+	sp.Status.Phase = pod.Status.Phase
+	if sp.Status.Phase == "" {
+		// Just created: the API server has not filled the status yet.
+		sp.Status.Phase = corev1.PodPending
+	}
+	apply(sp, podState(pod))
+}
+
+// markCompletedPodGone keeps the last state of a completed pod that has since
+// been deleted (by a TTL, podgc or a person): it is not recreated.
+func markCompletedPodGone(sp *virtualkubeletv1alpha1.ShadowPod) {
+	name := sp.Namespace + "/" + sp.Name
+	if sp.Status.Phase == corev1.PodSucceeded {
+		apply(sp, conditionState{status: true, reason: PodSucceededReason, message: fmt.Sprintf(
+			"pod %s ran to completion and has since been deleted; pods that ran to completion are not recreated", name)})
+		return
+	}
+	apply(sp, conditionState{stalled: true, reason: PodFailedReason, message: fmt.Sprintf(
+		"pod %s failed and has since been deleted; with restartPolicy %s it is not recreated: the consumer's controller replaces it",
+		name, sp.Spec.Pod.RestartPolicy)})
+}
+
+func apply(sp *virtualkubeletv1alpha1.ShadowPod, st conditionState) {
+	if st.status {
+		conditions.MarkTrue(sp, meta.ReadyCondition, st.reason, "%s", st.message)
+		return
+	}
+	fluxstatus.MarkNotReady(sp, st.stalled, st.reason, "%s", st.message)
+}
+
+// recreations is the count the PodRecreated condition carries. Unlike other
+// conditions, it is read back: it is the only durable record of the count,
+// and a count lost to an edit of the status only misreports, never misacts.
+func recreations(sp *virtualkubeletv1alpha1.ShadowPod) int {
+	var n int
+	if c := conditions.Get(sp, PodRecreatedCondition); c != nil {
+		if _, err := fmt.Sscanf(c.Message, "recreated %d", &n); err != nil {
+			return 0
+		}
+	}
+	return n
+}
+
+// countRecreation records one more recreation and why it was needed.
+func countRecreation(sp *virtualkubeletv1alpha1.ShadowPod, previous corev1.PodPhase) {
+	n := recreations(sp) + 1
+	times := "times"
+	if n == 1 {
+		times = "time"
+	}
+	conditions.MarkTrue(sp, PodRecreatedCondition, PodRecreatedReason,
+		"recreated %d %s; last, pod %s/%s had disappeared while %s", n, times, sp.Namespace, sp.Name, previous)
+}

@@ -1,0 +1,67 @@
+package tenantnamespace
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+// localNamespaceAnnotation, on a twin, names the consumer's namespace it
+// mirrors, so a person on the provider can tell where its pods come from.
+const localNamespaceAnnotation = "liqo.io/local-namespace"
+
+// isTwinOf tells whether ns was created as consumerID's twin. The tenant
+// namespace carries the consumer's ID too, but not the twin label, so it can
+// never be adopted as a twin.
+func isTwinOf(ns *corev1.Namespace, consumerID string) bool {
+	return consumerID != "" && ns.Labels[sharingv1alpha1.TwinNamespaceLabel] == consumerID
+}
+
+// ensureTwin creates the twin, or brings the labels and annotation of the
+// consumer's existing twin up to date. existing is nil when there is none;
+// the caller has made sure that one that exists is the consumer's.
+func (r *TwinNamespaceReconciler) ensureTwin(ctx context.Context, s *scope, existing *corev1.Namespace) error {
+	local := s.request.Data[sharingv1alpha1.TwinLocalNamespaceKey]
+	if existing == nil {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.twin}}
+		twinMetadata(ns, s.consumerID, local)
+		if err := r.Create(ctx, ns, client.FieldOwner(fieldOwner)); err != nil {
+			// AlreadyExists included: the next reconcile re-checks who holds the name.
+			return fmt.Errorf("creating twin Namespace %s for cluster %s: %w", s.twin, s.consumerID, err)
+		}
+		return nil
+	}
+	ns := existing.DeepCopy()
+	if !twinMetadata(ns, s.consumerID, local) {
+		return nil
+	}
+	if err := r.Patch(ctx, ns, client.MergeFrom(existing), client.FieldOwner(fieldOwner)); err != nil {
+		return fmt.Errorf("updating labels of twin Namespace %s for cluster %s: %w", s.twin, s.consumerID, err)
+	}
+	return nil
+}
+
+// twinMetadata marks ns as consumerID's twin and reports whether it changed.
+func twinMetadata(ns *corev1.Namespace, consumerID, localNamespace string) bool {
+	changed := false
+	set := func(m *map[string]string, k, v string) {
+		if *m == nil {
+			*m = map[string]string{}
+		}
+		if (*m)[k] != v {
+			(*m)[k] = v
+			changed = true
+		}
+	}
+	set(&ns.Labels, sharingv1alpha1.TwinNamespaceLabel, consumerID)
+	set(&ns.Labels, sharingv1alpha1.RemoteClusterIDLabel, consumerID)
+	if localNamespace != "" {
+		set(&ns.Annotations, localNamespaceAnnotation, localNamespace)
+	}
+	return changed
+}
