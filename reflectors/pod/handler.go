@@ -97,6 +97,9 @@ func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 // DeletePod deletes the ShadowPod; the provider's garbage collector removes the
 // pod with its own grace period, and the watch reports it gone.
 func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
+	// Remember the deletion: when the provider reports the pod gone, the local
+	// pod is released at once (see reportGone).
+	h.remember(pod)
 	h.clearPending(pod)
 	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
 	if err != nil {

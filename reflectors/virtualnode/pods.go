@@ -3,6 +3,7 @@ package virtualnode
 import (
 	"context"
 	"fmt"
+	"time"
 
 	vknode "github.com/virtual-kubelet/virtual-kubelet/node"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 )
 
 // PodHandler is what a virtual node needs to run pods: virtual-kubelet's
@@ -38,6 +40,11 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 		ConfigMapInformer: all.Core().V1().ConfigMaps(), SecretInformer: all.Core().V1().Secrets(), ServiceInformer: all.Core().V1().Services(),
 		// Environment is resolved by the provider from the reflected objects, as Liqo does.
 		SkipDownwardAPIResolution: true,
+		// Retries back off to 5 s at most: with the default (up to 1000 s), a pod
+		// that failed to sync during an API outage is handled minutes late.
+		SyncPodsFromKubernetesRateLimiter:    boundedBackoff(),
+		SyncPodStatusFromProviderRateLimiter: boundedBackoff(),
+		DeletePodsFromKubernetesRateLimiter:  boundedBackoff(),
 	})
 	if err != nil {
 		return fmt.Errorf("virtual node %s: pod controller: %w", nodeName, err)
@@ -53,4 +60,8 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+func boundedBackoff() workqueue.TypedRateLimiter[any] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[any](10*time.Millisecond, 5*time.Second)
 }

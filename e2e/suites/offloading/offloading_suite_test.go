@@ -1,0 +1,62 @@
+//go:build e2e
+
+// Package offloading_test offloads namespaces and pods from rome to milan on
+// the lab. Pods here carry the virtual-node toleration and node affinity
+// themselves; adding them is the pod webhook's job (issue 5).
+package offloading_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+const portBase = 18200
+
+var (
+	theLab        *lab.Lab
+	rome, milan   *lab.Cluster
+	romeC, milanC client.Client
+	romeID        framework.Identity
+	repoRoot      string
+)
+
+func TestOffloading(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "offloading suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	repoRoot, err = lab.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	_, err = framework.Binaries()
+	Expect(err).NotTo(HaveOccurred())
+	theLab, err = lab.StartForSuite(ctx, "offloading", portBase, lab.MustSpecs("rome milan:nodes=3,cpu=8,memory=32Gi"), false)
+	Expect(err).NotTo(HaveOccurred())
+	rome, _ = theLab.Cluster("rome")
+	milan, _ = theLab.Cluster("milan")
+	romeC, err = framework.Client(rome)
+	Expect(err).NotTo(HaveOccurred())
+	milanC, err = framework.Client(milan)
+	Expect(err).NotTo(HaveOccurred())
+	romeID, err = framework.IdentityOf(repoRoot + "/clusters/rome/install")
+	Expect(err).NotTo(HaveOccurred())
+	// Peering only: the namespaces and workloads are created by the specs.
+	peeringOnly := func(o *unstructured.Unstructured) bool {
+		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
+	}
+	Expect(framework.QuickStart(ctx, repoRoot, rome, milan, peeringOnly)).To(Succeed())
+}, NodeTimeout(10*time.Minute))
+
+var _ = AfterSuite(func() {
+	Expect(lab.TearDownSuite(theLab)).To(Succeed())
+})
