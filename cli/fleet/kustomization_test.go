@@ -1,0 +1,60 @@
+package fleet
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+const romeKustomization = `# Rome's Spillway objects: the peering with milan, its credentials, and an
+# offloaded namespace with a workload.
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- foreigncluster-milan.yaml
+- externalsecret-milan.yaml
+`
+
+func TestAddResourceKeepsCommentsAndIsIdempotent(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	g.Expect(os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(romeKustomization), 0o644)).To(Succeed())
+	e, err := NewEdit(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	changed, err := e.AddResource("offloading-liqo-demo.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(changed).To(BeTrue())
+	changed, err = e.AddResource("offloading-liqo-demo.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(changed).To(BeFalse(), "listing a file twice is a no-op")
+
+	raw, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(raw)).To(Equal(romeKustomization + "- offloading-liqo-demo.yaml\n"))
+
+	changed, err = e.RemoveResource("offloading-liqo-demo.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(changed).To(BeTrue())
+	raw, _ = os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	g.Expect(string(raw)).To(Equal(romeKustomization))
+}
+
+func TestAddResourceCreatesTheKustomization(t *testing.T) {
+	g := NewWithT(t)
+	dir := filepath.Join(t.TempDir(), "config")
+	e, err := NewEdit(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = e.AddResource("a.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	res, err := Resources(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res).To(Equal([]string{"a.yaml"}))
+	raw, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	g.Expect(string(raw)).To(ContainSubstring("resources:\n- a.yaml\n"))
+
+	g.Expect(e.Rollback()).To(Succeed())
+	g.Expect(filepath.Join(dir, "kustomization.yaml")).NotTo(BeAnExistingFile())
+}

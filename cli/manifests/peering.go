@@ -1,0 +1,97 @@
+package manifests
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+// The secret store both sides of a peering reach, and the External Secrets
+// API versions the fleet uses.
+const (
+	SecretStoreKind          = "ClusterSecretStore"
+	SecretStoreName          = "fleet-secrets"
+	ExternalSecretAPIVersion = "external-secrets.io/v1beta1"
+	PushSecretAPIVersion     = "external-secrets.io/v1alpha1"
+)
+
+// IdentityKey is where a provider's PushSecret stores the credentials it
+// issued to a consumer, and where the consumer's ExternalSecret reads them.
+func IdentityKey(provider, consumer string) string {
+	return fmt.Sprintf("spillway/%s/identity-%s", provider, sharingv1alpha1.TenantName(consumer, ""))
+}
+
+// Peering is what `spillway peer` writes into the consumer's folder.
+type Peering struct {
+	// Consumer is the cluster whose folder is written.
+	Consumer string
+	// Provider is the ForeignCluster's name, the peer to consume.
+	Provider          string
+	ClusterID         string
+	ClusterName       string
+	CredentialsSecret string
+	// CredentialsNamespace defaults to liqo.
+	CredentialsNamespace string
+}
+
+// ForeignClusterFile and ExternalSecretFile are the files peer writes.
+func ForeignClusterFile(provider string) string { return "foreigncluster-" + provider + ".yaml" }
+
+// ExternalSecretFile is the file holding the peer's credentials ExternalSecret.
+func ExternalSecretFile(provider string) string { return "externalsecret-" + provider + ".yaml" }
+
+func (p Peering) credentialsNamespace() string {
+	if p.CredentialsNamespace == "" {
+		return discoveryv1alpha1.DefaultCredentialsNamespace
+	}
+	return p.CredentialsNamespace
+}
+
+// ForeignCluster asks for an outgoing peering with the provider.
+func (p Peering) ForeignCluster() *discoveryv1alpha1.ForeignCluster {
+	name := p.ClusterName
+	if name == "" {
+		name = p.Provider
+	}
+	return &discoveryv1alpha1.ForeignCluster{
+		TypeMeta:   metav1.TypeMeta{APIVersion: discoveryv1alpha1.GroupVersion.String(), Kind: "ForeignCluster"},
+		ObjectMeta: metav1.ObjectMeta{Name: p.Provider},
+		Spec: discoveryv1alpha1.ForeignClusterSpec{
+			ClusterIdentity:        discoveryv1alpha1.ClusterIdentity{ClusterID: p.ClusterID, ClusterName: name},
+			OutgoingPeeringEnabled: discoveryv1alpha1.PeeringEnabledYes,
+			IncomingPeeringEnabled: discoveryv1alpha1.PeeringEnabledNo,
+			PeeringType:            discoveryv1alpha1.PeeringTypeOutOfBand,
+			CredentialsSecretRef:   &discoveryv1alpha1.SecretReference{Name: p.CredentialsSecret, Namespace: p.credentialsNamespace()},
+		},
+	}
+}
+
+// Files are the ForeignCluster and the ExternalSecret that fills the Secret
+// it reads.
+func (p Peering) Files() []File {
+	es := newUnstructured(ExternalSecretAPIVersion, "ExternalSecret", p.credentialsNamespace(), p.CredentialsSecret, map[string]any{
+		"refreshInterval": "5m",
+		"secretStoreRef":  map[string]any{"kind": SecretStoreKind, "name": SecretStoreName},
+		"target": map[string]any{
+			"name":           p.CredentialsSecret,
+			"creationPolicy": "Owner",
+			"deletionPolicy": "Delete",
+		},
+		"dataFrom": []any{map[string]any{"extract": map[string]any{"key": IdentityKey(p.Provider, p.Consumer)}}},
+	})
+	return []File{
+		{Name: ForeignClusterFile(p.Provider), Documents: []Document{{
+			Comment: fmt.Sprintf(`Written by "spillway peer %s": %s consumes %s, which appears here as a
+virtual node. %s never offers its own resources to %s (incoming peering off).`, p.Provider, p.Consumer, p.Provider, p.Consumer, p.Provider),
+			Object: p.ForeignCluster(),
+		}}},
+		{Name: ExternalSecretFile(p.Provider), Documents: []Document{{
+			Comment: fmt.Sprintf(`Fetches the credentials %s issued to %s (pushed to the store by %s's
+PushSecret) into the Secret the ForeignCluster %s reads. Never commit them.`, p.Provider, p.Consumer, p.Provider, p.Provider),
+			Object: es,
+		}}},
+	}
+}

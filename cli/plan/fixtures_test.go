@@ -1,0 +1,124 @@
+package plan
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/spillway-dev/spillway/cli/fleet/fleettest"
+)
+
+// exampleFleet is the example fleet repository of this module.
+const exampleFleet = "../../clusters"
+
+// IDs of the example fleet, and of the providers tests add to it.
+const (
+	romeID   = "3f5c9e21-7b4a-4d8e-a6c3-5e0f2b9d7a14"
+	milanID  = "8b1d6f03-c2e5-4a97-9f48-d13b7e6a2c05"
+	naplesID = "edc8c24a-4c11-48b8-8b0e-2a95cf7464af"
+)
+
+func copyFleet(t *testing.T) string { return fleettest.Copy(t, exampleFleet) }
+
+func edit(t *testing.T, fleetDir, file, old, new string) { fleettest.Edit(t, fleetDir, file, old, new) }
+
+func write(t *testing.T, fleetDir, file, content string) { fleettest.Write(t, fleetDir, file, content) }
+
+func appendResource(t *testing.T, fleetDir, cluster, file string) {
+	t.Helper()
+	p := filepath.Join(fleetDir, cluster, "config", "kustomization.yaml")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		raw = []byte("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
+	}
+	write(t, fleetDir, filepath.Join(cluster, "config", "kustomization.yaml"), string(raw)+"- "+file+"\n")
+}
+
+// addProvider adds a provider offering to rome with a region label, and the
+// ForeignCluster with which rome consumes it.
+func addProvider(t *testing.T, fleetDir, name, id, region string) {
+	t.Helper()
+	write(t, fleetDir, name+"/install/cluster-identity.yaml", `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: spillway-cluster-identity
+  namespace: liqo
+data:
+  CLUSTER_ID: `+id+`
+  CLUSTER_NAME: `+name+`
+  API_SERVER_URL: https://api.`+name+`.example.com:6443
+`)
+	write(t, fleetDir, name+"/config/resourceoffer-rome.yaml", `apiVersion: sharing.liqo.io/v1alpha1
+kind: ResourceOffer
+metadata:
+  name: rome
+  namespace: liqo
+spec:
+  clusterId: `+romeID+`
+  clusterName: rome
+  labels:
+    topology.liqo.io/region: `+region+`
+`)
+	appendResource(t, fleetDir, name, "resourceoffer-rome.yaml")
+	write(t, fleetDir, "rome/config/foreigncluster-"+name+".yaml", `apiVersion: discovery.liqo.io/v1alpha1
+kind: ForeignCluster
+metadata:
+  name: `+name+`
+spec:
+  clusterIdentity:
+    clusterID: `+id+`
+    clusterName: `+name+`
+  outgoingPeeringEnabled: "Yes"
+  incomingPeeringEnabled: "No"
+`)
+	appendResource(t, fleetDir, "rome", "foreigncluster-"+name+".yaml")
+}
+
+// selectRegion gives liqo-demo on rome a clusterSelector on the region.
+func selectRegion(t *testing.T, fleetDir, region string) {
+	t.Helper()
+	edit(t, fleetDir, "rome/config/namespace-liqo-demo.yaml", "  podOffloadingStrategy: LocalAndRemote\n",
+		`  podOffloadingStrategy: LocalAndRemote
+  clusterSelector:
+    nodeSelectorTerms:
+    - matchExpressions:
+      - key: topology.liqo.io/region
+        operator: In
+        values: [`+region+`]
+`)
+}
+
+func compute(t *testing.T, base, head string, opts Options) *Plan {
+	t.Helper()
+	g := NewWithT(t)
+	b, err := Load(base)
+	g.Expect(err).NotTo(HaveOccurred())
+	h, err := Load(head)
+	g.Expect(err).NotTo(HaveOccurred())
+	p, err := Compute(context.Background(), b, h, opts)
+	g.Expect(err).NotTo(HaveOccurred())
+	return p
+}
+
+// changesOf returns the changes of one cluster.
+func changesOf(p *Plan, cluster string) []Change {
+	for _, c := range p.Clusters {
+		if c.Name == cluster {
+			return c.Changes
+		}
+	}
+	return nil
+}
+
+func text(t *testing.T, p *Plan) string {
+	t.Helper()
+	var b strings.Builder
+	if err := p.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

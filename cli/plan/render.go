@@ -1,0 +1,77 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// symbol marks a change in the text output: + adds, - removes, ~ changes,
+// ! needs attention, x is rejected.
+func symbol(c Change) string {
+	if c.Rejected {
+		return "x"
+	}
+	switch c.Kind {
+	case Offload, OfferAdded, PeerAdded:
+		return "+"
+	case Unoffload, OfferWithdrawn, PeerRemoved:
+		return "-"
+	case PlacementViolation, NamespaceDeleted, OfferShrink, BuildFailed:
+		return "!"
+	}
+	return "~"
+}
+
+// WriteText writes the plan for people: the changes grouped by cluster, one
+// line each, then a summary line.
+func (p *Plan) WriteText(w io.Writer) error {
+	for _, c := range p.Clusters {
+		if _, err := fmt.Fprintf(w, "%s\n", c.Name); err != nil {
+			return err
+		}
+		for _, ch := range c.Changes {
+			subject := ""
+			if ch.Namespace != "" {
+				subject = ch.Namespace + ": "
+			}
+			rejected := ""
+			if ch.Rejected {
+				rejected = "REJECTED "
+			}
+			if _, err := fmt.Fprintf(w, "  %s %s%s%s\n", symbol(ch), rejected, subject, ch.Message); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := fmt.Fprintln(w, p.Summary())
+	return err
+}
+
+// Summary is the plan's last line.
+func (p *Plan) Summary() string {
+	changes, rejected := p.Count()
+	if changes == 0 {
+		return "Plan: no change to offloading, peerings or offers."
+	}
+	s := fmt.Sprintf("Plan: %d %s in %d %s", changes, plural(changes, "change", "changes"), len(p.Clusters), plural(len(p.Clusters), "cluster", "clusters"))
+	if rejected > 0 {
+		return s + fmt.Sprintf(", %d rejected: Flux would fail to apply %s; fix %s before merging.",
+			rejected, plural(rejected, "it", "them"), plural(rejected, "it", "them"))
+	}
+	return s + ", none rejected."
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// WriteJSON writes the plan for bots.
+func (p *Plan) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigsjson "sigs.k8s.io/json"
+
+	"github.com/spillway-dev/spillway/cli/fleet"
+	"github.com/spillway-dev/spillway/cli/fleet/fleettest"
+)
+
+const exampleFleet = "../../clusters"
+
+// result is what one run of the CLI did.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func spillway(args ...string) result {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+func copyFleet(t *testing.T) string { return fleettest.Copy(t, exampleFleet) }
+
+// build renders a cluster's config folder and returns the object of the
+// given kind and name, failing when the folder does not build.
+func build(t *testing.T, fleetDir, cluster string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := fleet.Build(filepath.Join(fleetDir, cluster, "config"))
+	if err != nil {
+		t.Fatalf("the written folder no longer builds: %v", err)
+	}
+	return objs
+}
+
+func find(t *testing.T, objs []*unstructured.Unstructured, kind, namespace, name string) []byte {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetNamespace() == namespace && o.GetName() == name {
+			j, err := o.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return j
+		}
+	}
+	t.Fatalf("no %s %s/%s", kind, namespace, name)
+	return nil
+}
+
+// decodeStrict fails on any field the API type does not know, and matches
+// field names case-sensitively, as the API server does.
+func decodeStrict(t *testing.T, data []byte, out any) {
+	t.Helper()
+	strictErrs, err := sigsjson.UnmarshalStrict(data, out)
+	if err := errors.Join(append(strictErrs, err)...); err != nil {
+		t.Fatalf("strict decoding into %T: %v\n%s", out, err, data)
+	}
+}
+
+func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }

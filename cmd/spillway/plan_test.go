@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/spillway-dev/spillway/cli/fleet/fleettest"
+	"github.com/spillway-dev/spillway/cli/plan"
+)
+
+func TestPlanExitCodes(t *testing.T) {
+	g := NewWithT(t)
+	base, head := copyFleet(t), copyFleet(t)
+
+	r := spillway("plan", "--base", base, "--head", head)
+	g.Expect(r.code).To(Equal(0), r.stderr)
+	g.Expect(r.stdout).To(Equal("Plan: no change to offloading, peerings or offers.\n"))
+
+	g.Expect(spillway("offload", "namespace", "web", "--cluster", "rome", "--fleet", head).code).To(Equal(0))
+	r = spillway("plan", "--base", base, "--head", head)
+	g.Expect(r.code).To(Equal(0), r.stderr)
+	g.Expect(r.stdout).To(ContainSubstring("rome\n  + web: offloaded to milan as web-rome-"))
+
+	fleettest.Edit(t, head, "rome/config/namespace-liqo-demo.yaml", "namespaceMappingStrategy: DefaultName", "namespaceMappingStrategy: EnforceSameName")
+	r = spillway("plan", "--base", base, "--head", head)
+	g.Expect(r.code).To(Equal(1), "a rejected change exits 1")
+	g.Expect(r.stderr).To(BeEmpty(), "the plan itself says what is wrong")
+	g.Expect(r.stdout).To(ContainSubstring("x REJECTED liqo-demo: spec.namespaceMappingStrategy cannot change"))
+
+	r = spillway("plan", "--base", base, "--head", head, "--output", "json")
+	g.Expect(r.code).To(Equal(1))
+	var p plan.Plan
+	g.Expect(json.Unmarshal([]byte(r.stdout), &p)).To(Succeed())
+	g.Expect(p.Rejected).To(BeTrue())
+	g.Expect(p.Clusters).To(HaveLen(1))
+	g.Expect(p.Clusters[0].Changes).To(ContainElement(plan.Change{Kind: plan.MappingStrategyChange, Namespace: "liqo-demo",
+		Message: p.Clusters[0].Changes[0].Message, Rejected: true}))
+}
+
+// By default the plan compares HEAD with the work tree of --fleet.
+func TestPlanDefaultsToHEADAgainstTheWorkTree(t *testing.T) {
+	g := NewWithT(t)
+	f := copyFleet(t)
+	repo := filepath.Dir(f)
+	for _, args := range [][]string{{"init", "--quiet"}, {"add", "--all"}, {"commit", "--quiet", "-m", "fleet"}} {
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@spillway.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		g.Expect(err).NotTo(HaveOccurred(), string(out))
+	}
+	g.Expect(spillway("offload", "namespace", "web", "--cluster", "rome", "--fleet", f).code).To(Equal(0))
+
+	r := spillway("plan", "--fleet", f)
+	g.Expect(r.code).To(Equal(0), r.stderr)
+	g.Expect(r.stdout).To(ContainSubstring("+ web: offloaded to milan"))
+	g.Expect(r.stdout).To(HaveSuffix("Plan: 1 change in 1 cluster, none rejected.\n"))
+}
