@@ -15,8 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
@@ -67,6 +70,7 @@ func run(ctx context.Context) error {
 		{"apply clusters/milan/config: milan offers resources to rome", d.applyMilan, 2 * time.Minute},
 		{"carry milan's identity Secret to rome (the lab's stand-in for External Secrets)", d.carryCredentials, time.Minute},
 		{"apply clusters/rome/config: rome peers with milan; wait for liqo-milan Ready", d.applyRome, 2 * time.Minute},
+		{"wait for the offloaded nginx to run in milan, seen Running on liqo-milan from rome", d.waitOffloaded, 2 * time.Minute},
 	}
 	for _, s := range steps {
 		if err := step(s.what, s.f, ctx, s.timeout); err != nil {
@@ -81,7 +85,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	fmt.Println("\nPods do not run on liqo-milan yet: pod offloading (the virtual kubelet's pod side) is issue 4.")
+	fmt.Println("\nThe pod above runs in milan (kubectl --kubeconfig .lab/milan/kubeconfig get pods -A -o wide).")
 	fmt.Println("Tear down with: make lab-down")
 	return nil
 }
@@ -169,5 +173,33 @@ func (d *demo) applyRome(ctx context.Context) error {
 			}
 		}
 		return fmt.Errorf("liqo-milan is not Ready")
+	})
+}
+
+// waitOffloaded adds to nginx the virtual-node toleration that the pod webhook
+// will add (issue 5: until then the demo stands in for it, with its own field
+// manager), then waits for its pod to be Running on liqo-milan.
+func (d *demo) waitOffloaded(ctx context.Context) error {
+	romeC, err := framework.Client(d.rome)
+	if err != nil {
+		return err
+	}
+	patch := []byte(`{"spec":{"template":{"spec":{"tolerations":[{"key":"virtual-node.liqo.io/not-allowed","operator":"Exists","effect":"NoExecute"}]}}}}`)
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo-demo", Name: "nginx"}}
+	if err := romeC.Patch(ctx, dep, client.RawPatch(types.StrategicMergePatchType, patch), client.FieldOwner("spillway-demo-webhook-standin")); err != nil {
+		return fmt.Errorf("adding the virtual-node toleration to liqo-demo/nginx: %w", err)
+	}
+	fmt.Println("    (the demo added the virtual-node toleration the pod webhook of issue 5 will add)")
+	return framework.Poll(ctx, func(ctx context.Context) error {
+		pods := &corev1.PodList{}
+		if err := romeC.List(ctx, pods, client.InNamespace("liqo-demo"), client.MatchingLabels{"app": "nginx"}); err != nil {
+			return err
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "liqo-milan" && p.Status.Phase == corev1.PodRunning {
+				return nil
+			}
+		}
+		return fmt.Errorf("no nginx pod Running on liqo-milan yet (%d pods)", len(pods.Items))
 	})
 }
