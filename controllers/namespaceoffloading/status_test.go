@@ -20,7 +20,10 @@ func outcome(name string, opts ...func(*peerOutcome)) peerOutcome {
 func notSelected(o *peerOutcome)  { o.selected = false; o.phase = "" }
 func pending(o *peerOutcome)      { o.phase = "" }
 func disconnected(o *peerOutcome) { o.connected = false; o.phase = "" }
-func conflict(o *peerOutcome)     { o.phase = twinConflict; o.message = `namespace "liqo-demo" already exists` }
+func conflict(o *peerOutcome) {
+	o.phase = twinConflict
+	o.message = `namespace "liqo-demo" already exists`
+}
 
 func TestComputeStatePhases(t *testing.T) {
 	now := metav1.Now()
