@@ -49,6 +49,7 @@ type options struct {
 	leaderElect                                     bool
 	probeInterval                                   time.Duration
 	failureThreshold                                int
+	reflection                                      reflectionFlags
 }
 
 func (o options) validate() error {
@@ -77,6 +78,7 @@ func main() {
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	flag.DurationVar(&o.probeInterval, "virtual-node-probe-interval", virtualnode.DefaultOptions.ProbeInterval, "how often a provider's API server is checked")
 	flag.IntVar(&o.failureThreshold, "virtual-node-failure-threshold", virtualnode.DefaultOptions.FailureThreshold, "failed checks before a virtual node turns NotReady")
+	o.reflection.bind(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -110,6 +112,7 @@ func run(ctx context.Context, o options) error {
 	}
 	peers := &remote.Registry{}
 	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
+		Reflection: o.reflection.config(mgr.GetCache()),
 		NodeAddress: o.nodeAddress, NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
 			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds}}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {

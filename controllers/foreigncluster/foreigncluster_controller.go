@@ -22,6 +22,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
@@ -43,6 +44,9 @@ type ForeignClusterReconciler struct {
 	// Peers receives every established peering, for the offloading
 	// controller and the pod reflector; nil disables publishing.
 	Peers *remote.Registry
+	// Reflection copies the rest of each offloaded namespace (ConfigMaps,
+	// Secrets, Services, ...) to every peer; nil reflects only pods.
+	Reflection *reflection.Config
 
 	peers peers
 }
@@ -57,6 +61,9 @@ type ForeignClusterReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch
+// +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch
 
 // Reconcile follows Flux's ladder: get, patcher, deferred status, deletion,
 // finalizer, suspend, work.
