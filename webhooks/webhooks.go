@@ -133,7 +133,7 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 			FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
 			ReinvocationPolicy: ptr.To(admissionregistrationv1.IfNeededReinvocationPolicy),
 			SideEffects:        none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},
-			MatchPolicy:        ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{},
+			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{},
 		}}}
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: ValidatingConfigurationName},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
