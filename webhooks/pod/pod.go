@@ -8,6 +8,7 @@ package pod
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -41,7 +42,7 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	err := m.Reader.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: offloadingv1alpha1.RequiredName}, no)
 	switch {
 	case apierrors.IsNotFound(err):
-		return admission.Allowed("the namespace is not offloaded")
+		return m.notOffloaded(ctx, req.Namespace)
 	case err != nil:
 		return admission.Errored(http.StatusInternalServerError, err)
 	case pod.Spec.NodeName != "":
@@ -57,6 +58,24 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+}
+
+// notOffloaded answers for a namespace without a NamespaceOffloading. One
+// labelled for scheduling is being offloaded in the same apply (Flux applies
+// a folder in one batch): its pods are refused for now, and their controllers
+// retry until the NamespaceOffloading exists, instead of being admitted
+// without placement and stuck Pending for good.
+func (m *Mutator) notOffloaded(ctx context.Context, namespace string) admission.Response {
+	ns := &corev1.Namespace{}
+	if err := m.Reader.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	if ns.Labels[offloadingv1alpha1.SchedulingEnabledLabel] != "true" {
+		return admission.Allowed("the namespace is not offloaded")
+	}
+	return admission.Denied(fmt.Sprintf("namespace %s is labelled %s=true but has no NamespaceOffloading named %q yet: "+
+		"pods are admitted once it exists (controllers retry on their own); create it, or remove the label if the namespace is not to be offloaded",
+		namespace, offloadingv1alpha1.SchedulingEnabledLabel, offloadingv1alpha1.RequiredName))
 }
 
 // Place adds the placement to a pod spec: missing tolerations appended, the

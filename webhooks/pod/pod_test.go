@@ -42,7 +42,6 @@ func admit(g Gomega, pod *corev1.Pod, objs ...client.Object) (*corev1.Pod, admis
 	g.Expect(err).NotTo(HaveOccurred())
 	resp := m.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}})
-	g.Expect(resp.Allowed).To(BeTrue())
 	out := pod.DeepCopy()
 	if len(resp.Patches) > 0 {
 		patched := applyPatches(g, raw, resp)
@@ -123,8 +122,18 @@ func TestThePodsOwnAffinityStillHolds(t *testing.T) {
 func TestPodsOfNamespacesNotOffloadedAreLeftAlone(t *testing.T) {
 	g := NewWithT(t)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
-	_, resp := admit(g, pod)
+	_, resp := admit(g, pod, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liqo-demo"}})
+	g.Expect(resp.Allowed).To(BeTrue())
 	g.Expect(resp.Patches).To(BeEmpty())
+}
+
+func TestPodsWaitForTheNamespaceOffloadingOfALabelledNamespace(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	labelled := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liqo-demo", Labels: map[string]string{"liqo.io/scheduling-enabled": "true"}}}
+	_, resp := admit(g, pod, labelled)
+	g.Expect(resp.Allowed).To(BeFalse(), "admitted now, the pod would never get its placement")
+	g.Expect(resp.Result.Message).To(ContainSubstring(`no NamespaceOffloading named "offloading" yet`))
 }
 
 func TestAPodAlreadyPlacedIsNotPatchedAgain(t *testing.T) {
