@@ -129,7 +129,7 @@ func run(ctx context.Context, o options) error {
 	}
 	peers := &remote.Registry{}
 	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
-		Reflection:  o.reflection.config(mgr.GetCache()),
+		Reflection:  o.reflection.config(mgr),
 		NodeAddress: o.nodeAddress, NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
 			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds}}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {

@@ -46,7 +46,7 @@ func (r *ForeignClusterReconciler) podHandler(fc *discoveryv1alpha1.ForeignClust
 	if r.Reflection != nil {
 		// The rest of each offloaded namespace follows its pods.
 		set, err := r.Reflection.Start(ctx, reflection.Peer{LocalClusterID: r.LocalClusterID, RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID,
-			RemoteClusterName: clusterName(fc), NodeName: virtualnode.Name(clusterName(fc)), Remote: remoteClient,
+			RemoteClusterName: clusterName(fc), NodeName: virtualnode.Name(clusterName(fc)), Remote: remoteClient, Provider: provider,
 			Namespaces: reflection.NamespaceMapper(h.Namespaces)})
 		if err != nil {
 			cancel()

@@ -11,6 +11,7 @@ import (
 	"context"
 	"maps"
 
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
@@ -40,7 +41,9 @@ type Peer struct {
 	// pods running there already exist on the provider.
 	NodeName string
 	// Remote acts on the provider; it is allowed into twin namespaces only.
-	Remote client.Client
+	// Provider is the same identity as a clientset, for watches.
+	Remote   client.Client
+	Provider kubernetes.Interface
 	// Namespaces maps a local namespace to its twin on this peer.
 	Namespaces NamespaceMapper
 	// Network decides which IPs are written into copies (networking.internal,

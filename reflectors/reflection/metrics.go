@@ -22,3 +22,9 @@ var (
 func init() {
 	metrics.Registry.MustRegister(itemCounter, errorCounter)
 }
+
+// RecordError counts a failed attempt of a reflector outside this engine
+// (events travel the other way).
+func RecordError(resource, remoteClusterID string) {
+	errorCounter.WithLabelValues(resource, remoteClusterID).Inc()
+}

@@ -22,10 +22,19 @@ type Config struct {
 	Workers map[string]int
 	Resync  time.Duration
 	Network network.Mode
+	// Others are reflectors that are not a Kind, built per peering (events,
+	// which flow from the provider; ServiceAccount tokens, made on request).
+	Others []func(Peer) Starter
+}
+
+// Starter is a reflector of one peering that is not a Kind.
+type Starter interface {
+	Start(ctx context.Context) error
+	Stop()
 }
 
 // Set is the reflectors of one peering.
-type Set struct{ reflectors []*Reflector }
+type Set struct{ reflectors []Starter }
 
 // Start runs one Reflector per enabled kind towards peer.
 func (c *Config) Start(ctx context.Context, peer Peer) (*Set, error) {
@@ -40,6 +49,14 @@ func (c *Config) Start(ctx context.Context, peer Peer) (*Set, error) {
 			continue
 		}
 		r := New(k, peer, c.Local, Options{Workers: workers, Resync: c.Resync})
+		if err := r.Start(ctx); err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("starting reflection to %s: %w", peer.RemoteClusterName, err)
+		}
+		s.reflectors = append(s.reflectors, r)
+	}
+	for _, build := range c.Others {
+		r := build(peer)
 		if err := r.Start(ctx); err != nil {
 			s.Stop()
 			return nil, fmt.Errorf("starting reflection to %s: %w", peer.RemoteClusterName, err)

@@ -8,8 +8,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
@@ -33,6 +37,35 @@ var _ = Describe("seed scenario: offloading with policies", func() {
 			}
 			g.Expect(runningPods(ctx, g, naplesC, ns, "web")).To(HaveLen(3))
 		}).WithContext(ctx).WithTimeout(90 * time.Second).WithPolling(time.Second).Should(Succeed())
+
+		// naples' scheduler reports where it put each pod; venice sees it on its own pods.
+		Eventually(func(g Gomega) {
+			events := &corev1.EventList{}
+			g.Expect(veniceC.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+			reflected := 0
+			for _, e := range events.Items {
+				if e.ReportingController == "liqo.io/event-reflection" && e.ReportingInstance == "naples" && e.Reason == "Scheduled" {
+					g.Expect(e.InvolvedObject.Namespace).To(Equal(ns))
+					reflected++
+				}
+			}
+			g.Expect(reflected).To(BeNumerically(">=", 3))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+
+		// The pods' ServiceAccount token reaches naples, and venice's API server accepts it.
+		token := &corev1.Secret{}
+		Eventually(func() error {
+			return naplesC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "liqo-sa-token-default"}, token)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		cfg, err := venice.RESTConfig()
+		Expect(err).NotTo(HaveOccurred())
+		asPod := rest.AnonymousClientConfig(cfg)
+		asPod.BearerToken = string(token.Data["token"])
+		cs, err := kubernetes.NewForConfig(asPod)
+		Expect(err).NotTo(HaveOccurred())
+		review, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(review.Status.UserInfo.Username).To(Equal("system:serviceaccount:" + ns + ":default"))
 	}, SpecTimeout(3*time.Minute))
 })
 
