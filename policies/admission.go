@@ -50,7 +50,7 @@ func AdmitOffloading(old, updated *offloadingv1alpha1.NamespaceOffloading) Verdi
 		return v
 	}
 	if before, after := MappingStrategyOf(old), MappingStrategyOf(updated); before != after {
-		v.Denied = append(v.Denied, fmt.Sprintf("spec.namespaceMappingStrategy is immutable (%s → %s): remote namespaces are never renamed; "+
+		v.Denied = append(v.Denied, fmt.Sprintf("spec.namespaceMappingStrategy cannot change (%s → %s): it is immutable, remote namespaces are never renamed; "+
 			"to change it, delete this NamespaceOffloading (unoffloading the namespace) and create it again with the new strategy", before, after))
 	}
 	if before, after := PodStrategyOf(old), PodStrategyOf(updated); StricterPodStrategy(before, after) {

@@ -30,7 +30,7 @@ func TestAdmitOffloadingDeniesAMappingStrategyChangeNamingTheField(t *testing.T)
 	g := NewWithT(t)
 	v := AdmitOffloading(offloading(), offloading(withMapping(offloadingv1alpha1.EnforceSameNameMappingStrategy)))
 	g.Expect(v.Allowed()).To(BeFalse())
-	g.Expect(v.Denied[0]).To(ContainSubstring("spec.namespaceMappingStrategy is immutable (DefaultName → EnforceSameName)"))
+	g.Expect(v.Denied[0]).To(ContainSubstring("spec.namespaceMappingStrategy cannot change (DefaultName → EnforceSameName): it is immutable"))
 	g.Expect(AdmitOffloading(offloading(), offloading(withMapping(offloadingv1alpha1.DefaultNameMappingStrategy))).Allowed()).
 		To(BeTrue(), "unset and DefaultName are the same strategy")
 }

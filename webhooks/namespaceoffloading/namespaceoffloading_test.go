@@ -33,7 +33,7 @@ func TestUpdatesAreJudgedByTheSharedPolicy(t *testing.T) {
 	}
 	denied := update(offloadingv1alpha1.DefaultNameMappingStrategy, offloadingv1alpha1.EnforceSameNameMappingStrategy, "", "")
 	g.Expect(denied.Allowed).To(BeFalse())
-	g.Expect(denied.Result.Message).To(ContainSubstring("spec.namespaceMappingStrategy is immutable"))
+	g.Expect(denied.Result.Message).To(ContainSubstring("spec.namespaceMappingStrategy cannot change"))
 	warned := update("", "", offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy, offloadingv1alpha1.RemotePodOffloadingStrategy)
 	g.Expect(warned.Allowed).To(BeTrue())
 	g.Expect(warned.Warnings).To(ConsistOf(ContainSubstring("not evicted")))
