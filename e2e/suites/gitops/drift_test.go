@@ -123,7 +123,7 @@ var _ = Describe("clusters/rome and clusters/milan applied as Flux applies them"
 		expectNoDrift(ctx, romeObjs, milanObjs)
 		code, out := kubectlDiff(ctx, rome)
 		Expect(code).To(BeZero(), "kubectl diff -k clusters/rome/config:\n%s", out)
-	}, SpecTimeout(8*time.Minute))
+	}, SpecTimeout(14*time.Minute))
 })
 
 // expectOffloaded checks rome's liqo-demo: nginx's pods run where the policy
@@ -137,7 +137,7 @@ func expectOffloaded(ctx context.Context, g Gomega) {
 	no := &offloadingv1alpha1.NamespaceOffloading{}
 	g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: demoNamespace, Name: offloadingv1alpha1.RequiredName}, no)).To(Succeed())
 	g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
-	expectRunningIn(ctx, g, milan, no.Status.RemoteNamespaceName, names(pods))
+	expectRunningIn(ctx, g, milan, milanC, no.Status.RemoteNamespaceName, names(pods))
 }
 
 // expectNoDrift runs the SSA dry-run of every layer on both clusters.
@@ -196,15 +196,41 @@ func removeConfig(ctx context.Context, objs []*unstructured.Unstructured) {
 	rest := slices.DeleteFunc(deepCopies(objs), func(o *unstructured.Unstructured) bool {
 		return o.GetKind() == "Deployment" || o.GetKind() == "NamespaceOffloading"
 	})
-	wait := ssa.WaitOptions{Interval: 500 * time.Millisecond, Timeout: 2 * time.Minute}
+	// Unoffloading waits for the offloaded pods to go, which waits for their
+	// remote pods' grace period on milan (30 s for nginx).
+	wait := ssa.WaitOptions{Interval: 500 * time.Millisecond, Timeout: 4 * time.Minute}
 	for _, batch := range [][]*unstructured.Unstructured{first, rest} {
+		start := time.Now()
 		_, err := rm.DeleteAll(ctx, batch, ssa.DefaultDeleteOptions())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(rm.WaitForTermination(batch, wait)).To(Succeed())
+		Expect(rm.WaitForTermination(batch, wait)).To(Succeed(), "still there:\n%s", liveState(ctx, batch))
+		GinkgoWriter.Printf("deleted %d objects in %s\n", len(batch), time.Since(start).Round(100*time.Millisecond))
 		Eventually(func(g Gomega) {
 			err := milanC.Get(ctx, client.ObjectKey{Name: twin}, &corev1.Namespace{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "milan's twin namespace %s: %v", twin, err)
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
 	}
 	Expect(romeC.Get(ctx, client.ObjectKey{Name: "liqo-milan"}, &corev1.Node{})).To(Satisfy(apierrors.IsNotFound), "unpeered: no virtual node")
+}
+
+// liveState prints what is left of objects, for a failure message.
+func liveState(ctx context.Context, objs []*unstructured.Unstructured) string {
+	var b strings.Builder
+	for _, o := range objs {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(o.GroupVersionKind())
+		if err := romeC.Get(ctx, client.ObjectKeyFromObject(o), u); err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", key(o), err)
+			continue
+		}
+		status, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status")
+		fmt.Fprintf(&b, "%s: finalizers %v, status %v\n", key(o), u.GetFinalizers(), status)
+	}
+	pods := &corev1.PodList{}
+	if err := romeC.List(ctx, pods, client.InNamespace(demoNamespace)); err == nil {
+		for _, p := range pods.Items {
+			fmt.Fprintf(&b, "pod %s on %s: %s, deletionTimestamp %v\n", p.Name, p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp)
+		}
+	}
+	return b.String()
 }

@@ -159,9 +159,9 @@ func expectPodsWherePolicySays(ctx context.Context, g Gomega, c client.Client, n
 
 // expectRunningIn checks that the provider runs exactly the named pods in
 // its twin namespace, on its own nodes.
-func expectRunningIn(ctx context.Context, g Gomega, provider *lab.Cluster, twin string, names []string) {
+func expectRunningIn(ctx context.Context, g Gomega, provider *lab.Cluster, c client.Client, twin string, names []string) {
 	pods := &corev1.PodList{}
-	g.Expect(milanC.List(ctx, pods, client.InNamespace(twin))).To(Succeed())
+	g.Expect(c.List(ctx, pods, client.InNamespace(twin))).To(Succeed())
 	var got []string
 	for _, p := range pods.Items {
 		g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "%s: pod %s/%s", provider.Name, twin, p.Name)
