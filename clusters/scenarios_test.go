@@ -27,12 +27,20 @@ type fleetCluster struct {
 	config built
 }
 
+// builtFleet is built once for the tests of this file: building every
+// folder takes seconds.
+var builtFleet fleet
+
 func loadFleet(t *testing.T) fleet {
 	t.Helper()
+	if builtFleet != nil {
+		return builtFleet
+	}
 	f := fleet{}
 	for _, c := range clusterDirs(t) {
 		f[c] = fleetCluster{id: identity(t, c), config: build(t, filepath.Join(c, "config"))}
 	}
+	builtFleet = f
 	return f
 }
 
