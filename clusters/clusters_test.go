@@ -141,7 +141,11 @@ func identity(t *testing.T, cluster string) map[string]string {
 
 func TestEveryKustomizationBuilds(t *testing.T) {
 	dirs := kustomizationDirs(t)
-	for _, want := range []string{"rome/install", "rome/config", "milan/install", "milan/config", "examples/homelab-offer"} {
+	want := []string{"examples/homelab-offer"}
+	for _, c := range seedClusters {
+		want = append(want, c+"/install", c+"/config")
+	}
+	for _, want := range want {
 		if !contains(dirs, filepath.FromSlash(want)) {
 			t.Errorf("clusters/%s has no kustomization.yaml", want)
 		}
@@ -224,7 +228,7 @@ func TestInstallBase(t *testing.T) {
 func TestClusterInstalls(t *testing.T) {
 	g := NewWithT(t)
 	ids := map[string]string{}
-	for _, cluster := range []string{"rome", "milan"} {
+	for _, cluster := range clusterDirs(t) {
 		b := build(t, filepath.Join(cluster, "install"))
 		var cm corev1.ConfigMap
 		mustDecodeStrict(t, b.find(t, "ConfigMap", "liqo", "spillway-cluster-identity"), &cm)
@@ -349,7 +353,7 @@ spec:
 }
 
 func TestFluxKustomizations(t *testing.T) {
-	for _, cluster := range []string{"rome", "milan"} {
+	for _, cluster := range clusterDirs(t) {
 		t.Run(cluster, func(t *testing.T) {
 			g := NewWithT(t)
 			objs := readFluxObjects(t, filepath.Join(cluster, "flux"))
@@ -398,6 +402,19 @@ func TestFluxKustomizations(t *testing.T) {
 				g.Expect(obj.APIVersion).To(Equal(hc.APIVersion))
 				g.Expect(hc.Kind).To(BeElementOf("ForeignCluster", "ResourceOffer", "NamespaceOffloading"))
 			}
+			// ... and every such object of the folder, so Flux says Ready only
+			// when every peering, offer and offloading is.
+			var checked []string
+			for _, hc := range cfg.Spec.HealthChecks {
+				checked = append(checked, hc.Kind+"/"+hc.Namespace+"/"+hc.Name)
+			}
+			var want []string
+			for _, r := range b.res.Resources() {
+				if k := r.GetKind(); k == "ForeignCluster" || k == "ResourceOffer" || k == "NamespaceOffloading" {
+					want = append(want, k+"/"+r.GetNamespace()+"/"+r.GetName())
+				}
+			}
+			g.Expect(checked).To(ConsistOf(want))
 		})
 	}
 }
@@ -474,6 +491,30 @@ func stripComments(doc string) string {
 		}
 	}
 	return b.String()
+}
+
+// seedClusters are the clusters of the seed's scenarios: the quick start,
+// offloading with policies, offloading a service, replicated deployments.
+var seedClusters = []string{"rome", "milan", "venice", "florence", "naples", "london", "newyork",
+	"europe-cloud", "europe-rome-edge", "europe-milan-edge"}
+
+// clusterDirs lists the cluster folders: those with an install folder.
+func clusterDirs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if st, err := os.Stat(filepath.Join(e.Name(), "install")); err == nil && st.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) < len(seedClusters) {
+		t.Fatalf("found cluster folders %v, want at least %v", out, seedClusters)
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {

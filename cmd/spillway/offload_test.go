@@ -61,13 +61,13 @@ func TestOffloadWritesThenUnoffloadRemoves(t *testing.T) {
 func TestOffloadCreatesTheConfigFolderOfANewCluster(t *testing.T) {
 	g := NewWithT(t)
 	f := copyFleet(t)
-	fleettest.Write(t, f, "venice/install/cluster-identity.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: spillway-cluster-identity, namespace: liqo}\ndata: {CLUSTER_ID: v}\n")
-	r := spillway("offload", "namespace", "liqo-demo", "--cluster", "venice", "--fleet", f, "--namespace-mapping-strategy", "EnforceSameName")
+	fleettest.Write(t, f, "trieste/install/cluster-identity.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: spillway-cluster-identity, namespace: liqo}\ndata: {CLUSTER_ID: v}\n")
+	r := spillway("offload", "namespace", "liqo-demo", "--cluster", "trieste", "--fleet", f, "--namespace-mapping-strategy", "EnforceSameName")
 	g.Expect(r.code).To(Equal(0), r.stderr)
-	res, err := fleet.Resources(filepath.Join(f, "venice", "config"))
+	res, err := fleet.Resources(filepath.Join(f, "trieste", "config"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res).To(Equal([]string{"offloading-liqo-demo.yaml"}))
-	build(t, f, "venice")
+	build(t, f, "trieste")
 }
 
 // The example fleet offloads liqo-demo in a file of its own: offload and

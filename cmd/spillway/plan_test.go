@@ -60,3 +60,24 @@ func TestPlanDefaultsToHEADAgainstTheWorkTree(t *testing.T) {
 	g.Expect(r.stdout).To(ContainSubstring("+ web: offloaded to milan"))
 	g.Expect(r.stdout).To(HaveSuffix("Plan: 1 change in 1 cluster, none rejected.\n"))
 }
+
+// Offloading with policies, as a pull request would change it: venice's
+// namespace moves from naples (south) to florence (center) when the selector
+// changes, and the plan says so without rejecting it; changing its mapping
+// strategy as well is rejected, naming the field.
+func TestPlanOfASelectorChangeListsTheNamespacesThatMove(t *testing.T) {
+	g := NewWithT(t)
+	base, head := copyFleet(t), copyFleet(t)
+	fleettest.Edit(t, head, "venice/config/offloading-liqo-demo.yaml", "- south", "- center")
+
+	r := spillway("plan", "--base", base, "--head", head)
+	g.Expect(r.code).To(Equal(0), r.stderr)
+	g.Expect(r.stdout).To(Equal("venice\n" +
+		"  ~ liqo-demo: moves from naples to florence (spec.clusterSelector changed): liqo-demo is created on florence; deleted, with its pods, from naples\n" +
+		"Plan: 1 change in 1 cluster, none rejected.\n"))
+
+	fleettest.Edit(t, head, "venice/config/offloading-liqo-demo.yaml", "namespaceMappingStrategy: EnforceSameName", "namespaceMappingStrategy: DefaultName")
+	r = spillway("plan", "--base", base, "--head", head)
+	g.Expect(r.code).To(Equal(1), "a rejected change exits 1")
+	g.Expect(r.stdout).To(ContainSubstring("x REJECTED liqo-demo: spec.namespaceMappingStrategy cannot change"))
+}
