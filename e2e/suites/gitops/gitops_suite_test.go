@@ -6,13 +6,11 @@
 // becomes kstatus Current, nothing drifts once the controllers have run, and
 // the folder converges whatever the order it is applied in.
 //
-// Two stand-ins, both in e2e/framework and said so wherever used:
-//   - no External Secrets operator runs in the lab, so the ExternalSecret and
-//     PushSecret of the folders are left out (framework.LabObjects) and the
-//     suite copies milan's identity Secret to rome itself (CopySecret);
-//   - the pod webhook (issue 5) is not in the manager yet, so rome runs
-//     framework.StartPodWebhookStandIn, which adds the placement the
-//     namespace's NamespaceOffloading allows.
+// One stand-in, in e2e/framework and said so wherever used: no External
+// Secrets operator runs in the lab, so the ExternalSecret and PushSecret of
+// the folders are left out (framework.LabObjects) and the suite copies
+// milan's identity Secret to rome itself (CopySecret). Pods are placed by the
+// manager's own pod webhook.
 package gitops_test
 
 import (
@@ -36,7 +34,6 @@ var (
 	rome, milan   *lab.Cluster
 	romeC, milanC client.Client
 	repoRoot      string
-	stopWebhook   func(context.Context) error
 )
 
 func TestGitOps(t *testing.T) {
@@ -72,13 +69,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(framework.StartManager(ctx, c, id)).To(Succeed())
 	}
-	stopWebhook, err = framework.StartPodWebhookStandIn(ctx, rome)
-	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(15*time.Minute))
 
 var _ = AfterSuite(func(ctx context.Context) {
-	if stopWebhook != nil {
-		Expect(stopWebhook(ctx)).To(Succeed())
-	}
 	Expect(lab.TearDownSuite(theLab)).To(Succeed())
 })
