@@ -428,11 +428,32 @@ var _ = Describe("peering from git", Ordered, func() {
 			Should(Equal(corev1.ConditionTrue))
 	}, SpecTimeout(2*time.Minute))
 
-	It("unpeers when git disables outgoing peering: the node goes, milan keeps its side", func(ctx context.Context) {
+	It("unpeers when git disables outgoing peering: cordon, evict, delete the node; milan keeps its side", func(ctx context.Context) {
+		// A pod bound to liqo-milan. Its namespace is not offloaded, so it stays
+		// Pending, and Kubernetes lets a Pending pod be evicted whatever its
+		// PodDisruptionBudget says: the PDB case needs a Running offloaded pod.
+		ns := "unpeer"
+		Expect(romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bound"},
+			Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+				Tolerations: []corev1.Toleration{{Key: "virtual-node.liqo.io/not-allowed", Operator: corev1.TolerationOpExists}}}}
+		Expect(romeC.Create(ctx, pod)).To(Succeed())
+
 		fc := only(romeConfig, "ForeignCluster")[0].DeepCopy()
 		Expect(unstructured.SetNestedField(fc.Object, "No", "spec", "outgoingPeeringEnabled")).To(Succeed())
 		Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{fc})).To(Succeed())
-		Eventually(func() bool { return nodeExists(ctx, "liqo-milan") }).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeFalse())
+		Eventually(func(g Gomega) {
+			got := fcNamed("milan")
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
+			g.Expect(got.PeeringStatus(discoveryv1alpha1.OutgoingPeeringCondition)).To(Equal(discoveryv1alpha1.PeeringConditionStatusDisconnecting))
+			g.Expect(readyCondition(got).Message).To(ContainSubstring("1 pod(s) still to evict"))
+			n := &corev1.Node{}
+			g.Expect(romeC.Get(ctx, client.ObjectKey{Name: "liqo-milan"}, n)).To(Succeed())
+			g.Expect(n.Spec.Unschedulable).To(BeTrue(), "cordoned first")
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Eventually(func() error { return romeC.Get(ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}) }).
+			WithContext(ctx).WithTimeout(30*time.Second).Should(MatchError(apierrors.IsNotFound, "IsNotFound"), "the pod is evicted")
+		Eventually(func() bool { return nodeExists(ctx, "liqo-milan") }).WithContext(ctx).WithTimeout(60 * time.Second).Should(BeFalse())
 		Eventually(func(g Gomega) {
 			got := fcNamed("milan")
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
@@ -440,7 +461,7 @@ var _ = Describe("peering from git", Ordered, func() {
 			g.Expect(readyCondition(got).Reason).To(Equal(discoveryv1alpha1.PeeringDisabledReason))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		Expect(milanC.Get(ctx, identity, &corev1.Secret{})).To(Succeed(), "the provider deletes nothing when a consumer unpeers")
-	}, SpecTimeout(time.Minute))
+	}, SpecTimeout(2*time.Minute))
 })
 
 // seedOffer is the ResourceOffer of clusters/examples/homelab-offer.
