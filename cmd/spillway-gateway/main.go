@@ -59,26 +59,39 @@ func main() {
 	if o.printPublicKey {
 		os.Exit(printPublicKey(o.privateKeyFile))
 	}
-	cfg, err := o.parse()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	cfg, err := o.config(log)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "spillway-gateway: invalid flags:\n"+err.Error())
-		os.Exit(2)
-	}
-	if cfg.PrivateKey, err = loadKey(o.privateKeyFile, log); err != nil {
-		fmt.Fprintln(os.Stderr, "spillway-gateway:", err)
-		os.Exit(2)
-	}
-	if cfg.PrivateKey.PublicKey() == cfg.PeerPublicKey {
-		fmt.Fprintln(os.Stderr, "spillway-gateway: --peer-public-key is this gateway's own public key: give the peer's")
+		fmt.Fprintln(os.Stderr, "spillway-gateway: invalid configuration:\n"+err.Error())
+		if serr := serveInvalid(ctx, o, err); serr != nil {
+			fmt.Fprintln(os.Stderr, "spillway-gateway:", serr)
+		}
+		stop()
 		os.Exit(2)
 	}
 	cfg.Log = log.With("remoteClusterID", cfg.RemoteClusterID)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	if err := run(ctx, cfg, o.metricsBindAddress); err != nil {
 		log.Error("gateway stopped", "error", err)
+		stop()
 		os.Exit(1)
 	}
+}
+
+// config parses the flags and loads the private key: everything that can be
+// wrong before the gateway touches the network.
+func (o options) config(log *slog.Logger) (gateway.Config, error) {
+	cfg, err := o.parse()
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.PrivateKey, err = loadKey(o.privateKeyFile, log); err != nil {
+		return cfg, err
+	}
+	if cfg.PrivateKey.PublicKey() == cfg.PeerPublicKey {
+		return cfg, errors.New("--peer-public-key is this gateway's own public key: give the peer's (its --print-public-key)")
+	}
+	return cfg, nil
 }
 
 func printPublicKey(path string) int {
@@ -101,8 +114,8 @@ func loadKey(path string, log *slog.Logger) (wgtypes.Key, error) {
 
 func run(ctx context.Context, cfg gateway.Config, metricsAddr string) error {
 	gw := gateway.New(cfg)
-	if metricsAddr != "0" && metricsAddr != "" {
-		srv, err := serveMetrics(metricsAddr, gw)
+	if metricsEnabled(metricsAddr) {
+		srv, err := serveMetrics(metricsAddr, gw.Status)
 		if err != nil {
 			return err
 		}
@@ -119,14 +132,14 @@ func run(ctx context.Context, cfg gateway.Config, metricsAddr string) error {
 
 // serveMetrics serves /metrics and /status; it listens before the tunnel is
 // up so that a failing setup is visible, not just absent.
-func serveMetrics(addr string, gw *gateway.Gateway) (*http.Server, error) {
+func serveMetrics(addr string, status func() gateway.Status) (*http.Server, error) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(gateway.NewCollector(gw.Status))
+	reg.MustRegister(gateway.NewCollector(status))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/status", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(gw.Status())
+		_ = json.NewEncoder(w).Encode(status())
 	})
 	l, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -5,6 +5,7 @@ package network_test
 import (
 	"fmt"
 	"net"
+	"os/exec"
 	"syscall"
 	"time"
 
@@ -79,6 +80,39 @@ var _ = Describe("the network fabric", Ordered, func() {
 		Expect(echo(theLab.ns("poda"), fromAToB, "still there")).To(HavePrefix("still there from"))
 	})
 
+	It("reports bad input as Error naming it, touching nothing, while a to b keeps working", func() {
+		goodKey, err := theLab.publicKey("c")
+		Expect(err).NotTo(HaveOccurred())
+		for i, tc := range []struct{ name, flag, value, want string }{
+			{"unparsable CIDR", "--remote-pod-cidr", "10.244.0.0/33", `--remote-pod-cidr "10.244.0.0/33" is not a CIDR`},
+			{"remote CIDR overlapping every free pool", "--remote-pod-cidr", "10.0.0.0/8", "no remap pool (10.208.0.0/12) has a free /8"},
+			{"public key of the wrong size", "--peer-public-key", "AAAA", "--peer-public-key decodes to 3 bytes, a WireGuard key has 32"},
+		} {
+			By(tc.name)
+			addr := fmt.Sprintf("127.0.0.1:%d", 9102+i)
+			args := withFlag(unreachablePeering(), "--metrics-bind-address", addr)
+			args = withFlag(withFlag(args, "--peer-public-key", goodKey), tc.flag, tc.value)
+			if tc.flag == "--remote-pod-cidr" {
+				args = withFlag(args, "--local-pod-cidr", tc.value) // overlap, so IPAM must remap it
+				args = withFlag(args, "--remapped-remote-cidr", "")
+			}
+			name := fmt.Sprintf("bad-%d", i)
+			Expect(theLab.startGateway(name, theLab.ns("gwa"), args)).To(Succeed())
+			DeferCleanup(func() { Expect(theLab.procs[name].stop(syscall.SIGTERM, 5*time.Second)).To(Succeed()) })
+			Eventually(func(g Gomega) {
+				s, err := statusOf(theLab.ns("gwa"), addr)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(s.Phase).To(Equal("Error"))
+				g.Expect(s.Reason).To(ContainSubstring(tc.want))
+				body, err := get(theLab.ns("gwa"), "http://"+addr+"/metrics")
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(metric(body, `liqo_peer_is_connected{remote_cluster_id="c"}`)).To(Equal(0.0))
+			}).WithTimeout(10 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+			Expect(linkExists(theLab.ns("gwa"), theLab.iface("c"))).To(BeFalse(), "a gateway with bad input creates no device")
+			Expect(echo(theLab.ns("poda"), fromAToB, "unaffected")).To(HavePrefix("unaffected from"))
+		}
+	})
+
 	It("restores the path within 10s when b's gateway is killed and started again", func() {
 		before, err := statusOf(theLab.ns("gwb"), metricsAddr)
 		Expect(err).NotTo(HaveOccurred())
@@ -114,4 +148,26 @@ func unreachablePeering() []string {
 		"--local-pod-cidr", podCIDR, "--remote-pod-cidr", podCIDR, "--remapped-remote-cidr", "10.72.0.0/16",
 		"--interface-name", theLab.iface("c"), "--metrics-bind-address", "127.0.0.1:9101",
 		"--probe-interval", "500ms", "--connect-timeout", "2s"}
+}
+
+// withFlag returns args with flag set to value, replacing an earlier value;
+// an empty value drops the flag.
+func withFlag(args []string, flag, value string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == flag {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	if value == "" {
+		return out
+	}
+	return append(out, flag, value)
+}
+
+// linkExists reports whether namespace ns has a link named name.
+func linkExists(ns, name string) bool {
+	return exec.Command("ip", "-n", ns, "link", "show", name).Run() == nil
 }

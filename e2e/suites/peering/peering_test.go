@@ -4,27 +4,36 @@ package peering_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
+	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
@@ -50,6 +59,12 @@ func kstatusOf(ctx context.Context, c client.Client, obj client.Object) status.S
 	res, err := status.Compute(&unstructured.Unstructured{Object: m})
 	Expect(err).NotTo(HaveOccurred())
 	return res.Status
+}
+
+// eventuallyKstatus polls kstatus: conditions and observedGeneration may land
+// in two status patches, so a verdict read once can be a moment early.
+func eventuallyKstatus(ctx context.Context, c client.Client, obj client.Object) AsyncAssertion {
+	return Eventually(func() status.Status { return kstatusOf(ctx, c, obj) }).WithContext(ctx).WithTimeout(15 * time.Second)
 }
 
 func readyCondition(fc *discoveryv1alpha1.ForeignCluster) *metav1.Condition {
@@ -91,12 +106,17 @@ var _ = Describe("peering from git", Ordered, func() {
 		Expect(kstatusOf(ctx, romeC, fcNamed("milan"))).To(Equal(status.InProgressStatus))
 	})
 
+	It("applies the user's seed resource-offer.yaml unchanged, InProgress until reconciled", func(ctx context.Context) {
+		Expect(rome.ExtraRunning(framework.ManagerProcess)).To(BeFalse())
+		objs, err := framework.Build(filepath.Join(repoRoot, "clusters/examples/homelab-offer"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(framework.Apply(ctx, rome, objs)).To(Succeed())
+		Expect(kstatusOf(ctx, romeC, seedOffer())).To(Equal(status.InProgressStatus))
+	})
+
 	It("reports a bad token as Ready=False without a virtual node or a crash", func(ctx context.Context) {
-		bad := &corev1.Secret{}
-		Expect(milanC.Get(ctx, identity, bad)).To(Succeed())
-		bad.Data[sharingv1alpha1.IdentityKubeconfigKey] = []byte(strings.Replace(string(bad.Data[sharingv1alpha1.IdentityKubeconfigKey]),
-			"token: ", "token: forged", 1))
-		Expect(romeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: credentials.Namespace, Name: credentials.Name}, Data: bad.Data})).To(Succeed())
+		Expect(romeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: credentials.Namespace, Name: credentials.Name},
+			Data: forgedCredentials(ctx)})).To(Succeed())
 		Expect(framework.StartManager(ctx, rome, romeID)).To(Succeed())
 
 		fc := fcNamed("milan")
@@ -151,8 +171,8 @@ var _ = Describe("peering from git", Ordered, func() {
 			g.Expect(node.Status.Capacity.Memory().Cmp(*offer.Status.Offered.Memory())).To(Equal(0))
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 		Expect(kubectl(rome, "get", "nodes", "-l", "liqo.io/type=virtual-node")).To(MatchRegexp(`liqo-milan\s+Ready\s+agent`))
-		Expect(kstatusOf(ctx, romeC, fcNamed("milan"))).To(Equal(status.CurrentStatus))
-		Expect(kstatusOf(ctx, milanC, offer)).To(Equal(status.CurrentStatus))
+		eventuallyKstatus(ctx, romeC, fcNamed("milan")).Should(Equal(status.CurrentStatus))
+		eventuallyKstatus(ctx, milanC, offer).Should(Equal(status.CurrentStatus))
 	}, SpecTimeout(2*time.Minute))
 
 	It("names a clusterID mismatch and leaves other peerings alone", func(ctx context.Context) {
@@ -173,13 +193,132 @@ var _ = Describe("peering from git", Ordered, func() {
 			g.Expect(ready.Reason).To(Equal("ClusterIDMismatch"))
 			g.Expect(ready.Message).To(And(ContainSubstring("lisbon-0000"), ContainSubstring(milanID.ClusterID)))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
-		Expect(kstatusOf(ctx, romeC, wrong)).To(Equal(status.FailedStatus), "a mismatch only git can fix is Stalled")
+		eventuallyKstatus(ctx, romeC, wrong).Should(Equal(status.FailedStatus), "a mismatch only git can fix is Stalled")
 		Expect(nodeExists(ctx, "liqo-lisbon")).To(BeFalse())
 		milanFC := fcNamed("milan")
 		Expect(romeC.Get(ctx, client.ObjectKeyFromObject(milanFC), milanFC)).To(Succeed())
 		Expect(readyCondition(milanFC).Status).To(Equal(metav1.ConditionTrue))
 		Expect(romeC.Delete(ctx, wrong)).To(Succeed())
 	}, SpecTimeout(time.Minute))
+
+	It("reconciles the seed's offer once the manager runs: Current, Ready, offered verbatim", func(ctx context.Context) {
+		offer := seedOffer()
+		Eventually(func(g Gomega) {
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(offer), offer)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(offer.Status.Conditions, "Ready")).To(BeTrue(), "%v", offer.Status.Conditions)
+			gpu := offer.Status.Offered["nvidia.com/gpu"]
+			g.Expect(gpu.Value()).To(Equal(int64(1)))
+			g.Expect(offer.Status.Offered.Cpu().Cmp(resource.MustParse("4"))).To(Equal(0))
+			g.Expect(offer.Status.Offered.Memory().Cmp(resource.MustParse("16Gi"))).To(Equal(0))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		eventuallyKstatus(ctx, romeC, offer).Should(Equal(status.CurrentStatus))
+	}, SpecTimeout(time.Minute))
+
+	It("honours reconcile.fluxcd.io/requestedAt on ForeignCluster and ResourceOffer", func(ctx context.Context) {
+		token := fmt.Sprintf("audit-%d", time.Now().UnixNano())
+		patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, fluxmeta.ReconcileRequestAnnotation, token)))
+		fc := fcNamed("milan")
+		offer := only(milanConfig, "ResourceOffer")[0].DeepCopy()
+		Expect(romeC.Patch(ctx, fc, patch)).To(Succeed())
+		Expect(milanC.Patch(ctx, offer, patch)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), fc)).To(Succeed())
+			g.Expect(fc.Status.LastHandledReconcileAt).To(Equal(token))
+			ro := &sharingv1alpha1.ResourceOffer{}
+			g.Expect(milanC.Get(ctx, client.ObjectKeyFromObject(offer), ro)).To(Succeed())
+			g.Expect(ro.Status.LastHandledReconcileAt).To(Equal(token))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+	}, SpecTimeout(time.Minute))
+
+	It("writes only status and finalizers, under its own field manager", func(ctx context.Context) {
+		fc := fcNamed("milan")
+		Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), fc)).To(Succeed())
+		offer := &sharingv1alpha1.ResourceOffer{}
+		Expect(milanC.Get(ctx, client.ObjectKeyFromObject(only(milanConfig, "ResourceOffer")[0]), offer)).To(Succeed())
+		for _, obj := range []client.Object{fc, offer} {
+			var statusOwned bool
+			for _, mf := range obj.GetManagedFields() {
+				if mf.Manager != fluxstatus.FieldOwner {
+					continue
+				}
+				var fields map[string]any
+				Expect(json.Unmarshal(mf.FieldsV1.Raw, &fields)).To(Succeed())
+				if mf.Subresource == "status" {
+					statusOwned = true
+					continue
+				}
+				Expect(fields).NotTo(HaveKey("f:spec"), "%s wrote spec of %s", mf.Manager, obj.GetName())
+				for k := range fields {
+					Expect(k).To(Equal("f:metadata"), "%s owns %s of %s", mf.Manager, k, obj.GetName())
+				}
+				Expect(fields["f:metadata"]).To(HaveKey("f:finalizers"))
+				Expect(fields["f:metadata"]).To(HaveLen(1), "%s owns metadata other than finalizers on %s", mf.Manager, obj.GetName())
+			}
+			Expect(statusOwned).To(BeTrue(), "status of %s not written by %s", obj.GetName(), fluxstatus.FieldOwner)
+		}
+	})
+
+	It("reports a bad token on a second peering without touching milan's", func(ctx context.Context) {
+		Expect(romeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo", Name: "naples-credentials"},
+			Data: forgedCredentials(ctx)})).To(Succeed())
+		naples := &discoveryv1alpha1.ForeignCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: "naples"},
+			Spec: discoveryv1alpha1.ForeignClusterSpec{
+				ClusterIdentity:        discoveryv1alpha1.ClusterIdentity{ClusterID: "naples-0000", ClusterName: "naples"},
+				OutgoingPeeringEnabled: discoveryv1alpha1.PeeringEnabledYes,
+				CredentialsSecretRef:   &discoveryv1alpha1.SecretReference{Name: "naples-credentials", Namespace: "liqo"},
+			},
+		}
+		Expect(romeC.Create(ctx, naples)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(naples), naples)).To(Succeed())
+			ready := readyCondition(naples)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(ready.Reason).To(Equal(discoveryv1alpha1.AuthenticationFailedReason))
+			g.Expect(ready.Message).To(ContainSubstring("liqo/naples-credentials"))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Expect(nodeExists(ctx, "liqo-naples")).To(BeFalse())
+		Expect(rome.ExtraRunning(framework.ManagerProcess)).To(BeTrue())
+		milanFC := fcNamed("milan")
+		Expect(romeC.Get(ctx, client.ObjectKeyFromObject(milanFC), milanFC)).To(Succeed())
+		Expect(readyCondition(milanFC).Status).To(Equal(metav1.ConditionTrue))
+		Expect(nodeReady(ctx)).To(Equal(corev1.ConditionTrue))
+		Expect(romeC.Delete(ctx, naples)).To(Succeed())
+	}, SpecTimeout(time.Minute))
+
+	It("leaves a suspended ForeignCluster as it is and picks it up again on resume", func(ctx context.Context) {
+		fc := only(romeConfig, "ForeignCluster")[0].DeepCopy()
+		Expect(unstructured.SetNestedField(fc.Object, true, "spec", "suspend")).To(Succeed())
+		Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{fc})).To(Succeed())
+		// Breaking the credentials would turn a reconciled peering Ready=False.
+		good := &corev1.Secret{}
+		Expect(romeC.Get(ctx, credentials, good)).To(Succeed())
+		good.Data = forgedCredentials(ctx)
+		Expect(romeC.Update(ctx, good)).To(Succeed())
+		Consistently(func(g Gomega) {
+			got := fcNamed("milan")
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
+			g.Expect(readyCondition(got).Status).To(Equal(metav1.ConditionTrue))
+		}).WithContext(ctx).WithTimeout(12*time.Second).WithPolling(time.Second).Should(Succeed(), "a suspended ForeignCluster was reconciled")
+
+		Expect(unstructured.SetNestedField(fc.Object, false, "spec", "suspend")).To(Succeed())
+		Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{fc})).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := fcNamed("milan")
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
+			g.Expect(readyCondition(got).Reason).To(Equal(discoveryv1alpha1.AuthenticationFailedReason))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Expect(nodeExists(ctx, "liqo-milan")).To(BeTrue(), "bad credentials never delete the node")
+
+		Expect(framework.CopySecret(ctx, milanC, identity, romeC, credentials)).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := fcNamed("milan")
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
+			g.Expect(readyCondition(got).Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(nodeReady(ctx)).To(Equal(corev1.ConditionTrue))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+	}, SpecTimeout(2*time.Minute))
 
 	It("grows liqo-milan when milan gains nodes and shrinks it when milan's pods use capacity", func(ctx context.Context) {
 		before := allocatableCPU(ctx)
@@ -247,6 +386,38 @@ var _ = Describe("peering from git", Ordered, func() {
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "listing nodes: %v", err)
 	})
 
+	It("serves metrics, and holds a leader lease when started with --leader-elect", func(ctx context.Context) {
+		port, err := rome.ExtraPort(0) // framework.StartManager's metrics port
+		Expect(err).NotTo(HaveOccurred())
+		restarted := metav1.NowMicro()
+		Expect(framework.StartManager(ctx, rome, romeID, "--leader-elect=true")).To(Succeed())
+		Eventually(func(g Gomega) {
+			lease := &coordinationv1.Lease{}
+			g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "spillway-controller.liqo.io"}, lease)).To(Succeed())
+			g.Expect(ptr.Deref(lease.Spec.HolderIdentity, "")).NotTo(BeEmpty())
+		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		Eventually(func(g Gomega) {
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+			g.Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(string(body)).To(ContainSubstring(`controller_runtime_reconcile_total{controller="foreigncluster"`))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Eventually(func(g Gomega) {
+			fc := fcNamed("milan")
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), fc)).To(Succeed())
+			g.Expect(readyCondition(fc).Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(nodeReady(ctx)).To(Equal(corev1.ConditionTrue))
+			// Status written before the restart would pass the checks above: the
+			// node's lease renewed since proves the new manager runs the node.
+			lease := &coordinationv1.Lease{}
+			g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: "liqo-milan"}, lease)).To(Succeed())
+			g.Expect(lease.Spec.RenewTime).NotTo(BeNil())
+			g.Expect(lease.Spec.RenewTime.After(restarted.Time)).To(BeTrue(), "lease last renewed %s, manager restarted %s", lease.Spec.RenewTime, restarted)
+		}).WithContext(ctx).WithTimeout(60*time.Second).Should(Succeed(), "the restarted manager keeps the peering")
+	}, SpecTimeout(2*time.Minute))
+
 	It("turns liqo-milan NotReady while milan's API server is down and heals by itself", func(ctx context.Context) {
 		Expect(milan.Stop(lab.APIServer)).To(Succeed())
 		Eventually(func() corev1.ConditionStatus { return nodeReady(ctx) }).WithContext(ctx).WithTimeout(45 * time.Second).
@@ -257,11 +428,32 @@ var _ = Describe("peering from git", Ordered, func() {
 			Should(Equal(corev1.ConditionTrue))
 	}, SpecTimeout(2*time.Minute))
 
-	It("unpeers when git disables outgoing peering: the node goes, milan keeps its side", func(ctx context.Context) {
+	It("unpeers when git disables outgoing peering: cordon, evict, delete the node; milan keeps its side", func(ctx context.Context) {
+		// A pod bound to liqo-milan. Its namespace is not offloaded, so it stays
+		// Pending, and Kubernetes lets a Pending pod be evicted whatever its
+		// PodDisruptionBudget says: the PDB case needs a Running offloaded pod.
+		ns := "unpeer"
+		Expect(romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bound"},
+			Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+				Tolerations: []corev1.Toleration{{Key: "virtual-node.liqo.io/not-allowed", Operator: corev1.TolerationOpExists}}}}
+		Expect(romeC.Create(ctx, pod)).To(Succeed())
+
 		fc := only(romeConfig, "ForeignCluster")[0].DeepCopy()
 		Expect(unstructured.SetNestedField(fc.Object, "No", "spec", "outgoingPeeringEnabled")).To(Succeed())
 		Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{fc})).To(Succeed())
-		Eventually(func() bool { return nodeExists(ctx, "liqo-milan") }).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeFalse())
+		Eventually(func(g Gomega) {
+			got := fcNamed("milan")
+			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
+			g.Expect(got.PeeringStatus(discoveryv1alpha1.OutgoingPeeringCondition)).To(Equal(discoveryv1alpha1.PeeringConditionStatusDisconnecting))
+			g.Expect(readyCondition(got).Message).To(ContainSubstring("1 pod(s) still to evict"))
+			n := &corev1.Node{}
+			g.Expect(romeC.Get(ctx, client.ObjectKey{Name: "liqo-milan"}, n)).To(Succeed())
+			g.Expect(n.Spec.Unschedulable).To(BeTrue(), "cordoned first")
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Eventually(func() error { return romeC.Get(ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}) }).
+			WithContext(ctx).WithTimeout(30*time.Second).Should(MatchError(apierrors.IsNotFound, "IsNotFound"), "the pod is evicted")
+		Eventually(func() bool { return nodeExists(ctx, "liqo-milan") }).WithContext(ctx).WithTimeout(60 * time.Second).Should(BeFalse())
 		Eventually(func(g Gomega) {
 			got := fcNamed("milan")
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
@@ -269,8 +461,23 @@ var _ = Describe("peering from git", Ordered, func() {
 			g.Expect(readyCondition(got).Reason).To(Equal(discoveryv1alpha1.PeeringDisabledReason))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		Expect(milanC.Get(ctx, identity, &corev1.Secret{})).To(Succeed(), "the provider deletes nothing when a consumer unpeers")
-	}, SpecTimeout(time.Minute))
+	}, SpecTimeout(2*time.Minute))
 })
+
+// seedOffer is the ResourceOffer of clusters/examples/homelab-offer.
+func seedOffer() *sharingv1alpha1.ResourceOffer {
+	return &sharingv1alpha1.ResourceOffer{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo-system", Name: "homelab-offer"}}
+}
+
+// forgedCredentials is milan's identity for rome with a token milan never issued.
+func forgedCredentials(ctx context.Context) map[string][]byte {
+	s := &corev1.Secret{}
+	Expect(milanC.Get(ctx, identity, s)).To(Succeed())
+	kubeconfig := string(s.Data[sharingv1alpha1.IdentityKubeconfigKey])
+	Expect(kubeconfig).To(ContainSubstring("token: "))
+	s.Data[sharingv1alpha1.IdentityKubeconfigKey] = []byte(strings.Replace(kubeconfig, "token: ", "token: forged", 1))
+	return s.Data
+}
 
 func readyStatus(n *corev1.Node) corev1.ConditionStatus {
 	for _, c := range n.Status.Conditions {

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spillway-dev/spillway/network/gateway"
+)
+
+// invalidStatus is what a gateway with a wrong configuration reports: phase
+// Error (Ready=False) with every problem, each naming its flag, so that the
+// peering's status says what to fix instead of the pod crash-looping silently.
+func invalidStatus(o options, problems error) gateway.Status {
+	return gateway.Status{
+		ClusterID: o.clusterID, RemoteClusterID: o.remoteClusterID, Interface: o.interfaceName,
+		PeerEndpoint: o.peerEndpoint, RemotePodCIDR: o.remotePodCIDR, Phase: gateway.PhaseError,
+		Reason: "invalid configuration, nothing was set up: " + strings.ReplaceAll(problems.Error(), "\n", "; "),
+	}
+}
+
+// serveInvalid serves invalidStatus on /status and /metrics until ctx ends.
+// It touches no interface, route or rule, so the host's other peerings are
+// left exactly as they were. With metrics disabled it returns at once.
+func serveInvalid(ctx context.Context, o options, problems error) error {
+	if !metricsEnabled(o.metricsBindAddress) {
+		return nil
+	}
+	st := invalidStatus(o, problems)
+	srv, err := serveMetrics(o.metricsBindAddress, func() gateway.Status { return st })
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return srv.Close()
+}
+
+// metricsEnabled reports whether --metrics-bind-address asks for an endpoint.
+func metricsEnabled(addr string) bool { return addr != "0" && addr != "" }
