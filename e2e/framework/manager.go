@@ -59,6 +59,8 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 		return err
 	}
 	probePort, _ := c.ExtraPort(1)
+	// The virtual kubelet API (logs, exec); index 9 leaves 2-8 to other servers.
+	kubeletPort, _ := c.ExtraPort(9)
 	args := append([]string{filepath.Join(dir, "spillway-controller"),
 		"--kubeconfig=" + c.Kubeconfig(),
 		"--cluster-id=" + id.ClusterID, "--cluster-name=" + id.ClusterName,
@@ -66,6 +68,7 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
 		"--virtual-node-probe-interval=2s", "--zap-log-level=info",
+		"--virtual-kubelet-port=" + strconv.Itoa(kubeletPort),
 	}, extraArgs...)
 	return c.StartExtra(ctx, ManagerProcess, args, lab.HTTPReady("http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz"))
 }
