@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	vkapi "github.com/virtual-kubelet/virtual-kubelet/node/api"
 	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
+	vkapi "github.com/virtual-kubelet/virtual-kubelet/node/api"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
