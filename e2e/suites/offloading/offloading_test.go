@@ -142,6 +142,8 @@ var _ = Describe("pod offloading", Ordered, func() {
 		remoteUIDs = uids(runningPods(ctx, milanC, twin, app))
 	}, SpecTimeout(2*time.Minute))
 
+	kubeletAPISpecs(ns, app, &twin)
+
 	It("keeps the same remote pods across a virtual-kubelet restart", func(ctx context.Context) {
 		Expect(framework.StartManager(ctx, rome, romeID)).To(Succeed(), "restarting rome's manager restarts its virtual kubelets")
 		Eventually(func(g Gomega) { g.Expect(framework.NodeReady(ctx, romeC, "liqo-milan")).To(Succeed()) }).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
@@ -150,6 +152,8 @@ var _ = Describe("pod offloading", Ordered, func() {
 		}).WithContext(ctx).WithTimeout(15 * time.Second).WithPolling(time.Second).Should(Succeed())
 		Eventually(func(g Gomega) { g.Expect(runningPods(ctx, romeC, ns, app)).To(HaveLen(10)) }).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	}, SpecTimeout(2*time.Minute))
+
+	restartCountSpec(ns, app, &twin)
 
 	It("removes the remote pods when the Deployment is scaled down", func(ctx context.Context) {
 		d := &appsv1.Deployment{}
