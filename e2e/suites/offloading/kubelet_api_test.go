@@ -117,7 +117,8 @@ var _ = Describe("a pod forced onto a virtual node", func() {
 				Containers:  []corev1.Container{{Name: "web", Image: "nginx"}},
 				Tolerations: []corev1.Toleration{policies.VirtualNodeToleration()}},
 		}
-		Expect(romeC.Create(ctx, pod)).To(Succeed())
+		// Admission refuses pods until the namespace's default ServiceAccount exists.
+		Eventually(func() error { return romeC.Create(ctx, pod.DeepCopy()) }).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 			g.Expect(pod.Status.Phase).To(Equal(corev1.PodPending))
