@@ -158,8 +158,10 @@ var _ = Describe("pod offloading", Ordered, func() {
 	It("removes the remote pods when the Deployment is scaled down", func(ctx context.Context) {
 		d := &appsv1.Deployment{}
 		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: app}, d)).To(Succeed())
+		base := d.DeepCopy()
 		d.Spec.Replicas = ptr.To(int32(3))
-		Expect(romeC.Update(ctx, d)).To(Succeed())
+		// A patch, not an update: the Deployment controller keeps writing status.
+		Expect(romeC.Patch(ctx, d, client.MergeFrom(base))).To(Succeed())
 		Eventually(func(g Gomega) {
 			all := &corev1.PodList{}
 			g.Expect(milanC.List(ctx, all, client.InNamespace(twin))).To(Succeed())
