@@ -22,7 +22,7 @@ generate: ## Generate deep-copy code for api/.
 .PHONY: manifests
 manifests: ## Generate CRDs and RBAC into kustomize/ bases.
 	"$$(hack/tools.sh controller-gen)" crd:maxDescLen=0 paths=./api/... output:crd:artifacts:config=kustomize/crd/bases
-	"$$(hack/tools.sh controller-gen)" rbac:roleName=spillway-controller paths=./controllers/... output:rbac:artifacts:config=kustomize/rbac
+	"$$(hack/tools.sh controller-gen)" rbac:roleName=spillway-controller paths="./controllers/...;./webhooks/..." output:rbac:artifacts:config=kustomize/rbac
 
 .PHONY: fmt
 fmt: ## Check formatting (gofmt -l must print nothing).

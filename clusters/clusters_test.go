@@ -162,10 +162,11 @@ func TestInstallBase(t *testing.T) {
 	b := build(t, filepath.Join(root, "kustomize", "default"))
 	g.Expect(b.kinds()).To(Equal(map[string]int{
 		"CustomResourceDefinition": 4, "Namespace": 1, "ServiceAccount": 1, "Deployment": 1,
-		"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1,
+		"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1, "Service": 1,
 	}))
 	b.find(t, "Namespace", "", "liqo")
 	b.find(t, "ServiceAccount", "liqo", "spillway-controller")
+	b.find(t, "Service", "liqo", "spillway-webhook")
 	b.find(t, "ClusterRole", "", "spillway-controller")
 
 	var crb rbacv1.ClusterRoleBinding
@@ -212,7 +213,7 @@ func TestInstallBase(t *testing.T) {
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
 	}
-	g.Expect(ports).To(Equal(map[string]int32{"metrics": 8080, "health": 8081}))
+	g.Expect(ports).To(Equal(map[string]int32{"metrics": 8080, "health": 8081, "webhook": 9443}), "the webhook Service targets the port by name")
 	g.Expect(c.LivenessProbe.HTTPGet.Port.String()).To(Equal("health"))
 	g.Expect(c.SecurityContext.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()))
 	g.Expect(c.SecurityContext.AllowPrivilegeEscalation).To(HaveValue(BeFalse()))

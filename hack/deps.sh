@@ -13,7 +13,7 @@ if ((${#need[@]})); then
     echo "deps: missing Debian packages ${need[*]}: run sudo apt-get install ${need[*]}" >&2; exit 1
   fi
   echo "deps: installing ${need[*]}" >&2
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 hack/netdeps.sh
 hack/kubebin.sh >/dev/null

@@ -16,5 +16,5 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "netdeps: installing ${need[*]}" >&2
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 echo "netdeps: ready" >&2

@@ -11,6 +11,9 @@ import (
 type Registry struct {
 	mu       sync.RWMutex
 	mappings map[string]Mapping
+	// views are how each peer sees this cluster's pod CIDR (Remote: ours,
+	// Local: the peer's address for it).
+	views map[string]Mapping
 }
 
 // DefaultRegistry is the registry MapRemoteIP reads and that an IPAM built
@@ -70,4 +73,58 @@ func (r *Registry) MapRemoteIP(remoteClusterID, ip string) string {
 // for pod IPs and EndpointSlice addresses.
 func MapRemoteIP(remoteClusterID string, ip string) string {
 	return DefaultRegistry.MapRemoteIP(remoteClusterID, ip)
+}
+
+// SetPeerView records that pods of remoteClusterID reach this cluster's pod
+// CIDR local at seenAs (the remote side's remap of our range). Until the
+// fabric reports one, every local IP is reached at its own address.
+func (r *Registry) SetPeerView(remoteClusterID string, local, seenAs netip.Prefix) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.views == nil {
+		r.views = map[string]Mapping{}
+	}
+	r.views[remoteClusterID] = Mapping{RemoteClusterID: remoteClusterID, Remote: local, Local: seenAs}
+}
+
+// MapLocalIP returns the address pods of remoteClusterID use to reach ip, an
+// address of this cluster's pod network: the identity unless a peer view
+// remaps it, or ip does not parse.
+func (r *Registry) MapLocalIP(remoteClusterID, ip string) string {
+	r.mu.RLock()
+	v, ok := r.views[remoteClusterID]
+	r.mu.RUnlock()
+	if !ok || !v.Remapped() {
+		return ip
+	}
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	addr = addr.Unmap()
+	if addr.Zone() != "" || !v.Remote.Contains(addr) {
+		return ip
+	}
+	return translate(addr, v.Remote, v.Local).String()
+}
+
+// MapLocalIP returns, from DefaultRegistry, the address pods of
+// remoteClusterID use to reach ip of this cluster: what the EndpointSlice
+// reflector writes into the provider's copy.
+func MapLocalIP(remoteClusterID, ip string) string {
+	return DefaultRegistry.MapLocalIP(remoteClusterID, ip)
+}
+
+// ReflectLocalIP decides what a reflector writes in remoteClusterID's copy for
+// ip, an address of this cluster: the peer's view in internal mode, ip itself
+// in external mode, nothing (ok false) when IPs are not reflected.
+func (m Mode) ReflectLocalIP(remoteClusterID, ip string) (reflected string, ok bool) {
+	switch {
+	case !m.ReflectIPs || ip == "":
+		return "", false
+	case !m.Internal:
+		return ip, true
+	default:
+		return MapLocalIP(remoteClusterID, ip), true
+	}
 }

@@ -47,3 +47,20 @@ func TestMapRemoteIPReadsWhatIPAMAllocated(t *testing.T) {
 	a.Release("registry-test")
 	g.Expect(MapRemoteIP("registry-test", "10.244.7.8")).To(Equal("10.244.7.8"))
 }
+
+func TestMapLocalIP(t *testing.T) {
+	r := NewRegistry()
+	if got := r.MapLocalIP("milan", "10.244.1.5"); got != "10.244.1.5" {
+		t.Fatalf("with no peer view an IP maps to itself, got %s", got)
+	}
+	r.SetPeerView("milan", pfx("10.244.0.0/16"), pfx("10.70.0.0/16"))
+	if got := r.MapLocalIP("milan", "10.244.1.5"); got != "10.70.1.5" {
+		t.Fatalf("milan sees 10.244.1.5 at 10.70.1.5, got %s", got)
+	}
+	if got := r.MapLocalIP("milan", "192.168.0.1"); got != "192.168.0.1" {
+		t.Fatalf("an IP outside the pod CIDR is not remapped, got %s", got)
+	}
+	if got := r.MapLocalIP("naples", "10.244.1.5"); got != "10.244.1.5" {
+		t.Fatalf("another peer's view is not used, got %s", got)
+	}
+}

@@ -71,26 +71,13 @@ func (d *diff) valid(no *offloadingv1alpha1.NamespaceOffloading) bool {
 		d.add(Change{Kind: InvalidOffloading, Namespace: no.Namespace, Rejected: true, Message: fmt.Sprintf(
 			"spec.podOffloadingStrategy %q is not LocalAndRemote, Local or Remote: use one of them", no.Spec.PodOffloadingStrategy)})
 	}
-	if _, err := policies.SelectedClusters(no.Spec.ClusterSelector, nil); err != nil {
+	// What admission says about the object itself (the selector), from the
+	// same policy the webhook applies.
+	for _, reason := range policies.AdmitOffloading(nil, no).Denied {
 		ok = false
-		d.add(Change{Kind: InvalidOffloading, Namespace: no.Namespace, Rejected: true, Message: err.Error() +
-			": use the operators In, NotIn, Exists, DoesNotExist, Gt or Lt with values as they require"})
+		d.add(Change{Kind: InvalidOffloading, Namespace: no.Namespace, Rejected: true, Message: reason})
 	}
 	return ok
-}
-
-func mappingOf(no *offloadingv1alpha1.NamespaceOffloading) offloadingv1alpha1.NamespaceMappingStrategy {
-	if no.Spec.NamespaceMappingStrategy == "" {
-		return offloadingv1alpha1.DefaultNameMappingStrategy
-	}
-	return no.Spec.NamespaceMappingStrategy
-}
-
-func podStrategyOf(no *offloadingv1alpha1.NamespaceOffloading) offloadingv1alpha1.PodOffloadingStrategy {
-	if no.Spec.PodOffloadingStrategy == "" {
-		return offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy
-	}
-	return no.Spec.PodOffloadingStrategy
 }
 
 // podsRun says where pods of a namespace may run under a strategy.
@@ -107,7 +94,7 @@ func podsRun(s offloadingv1alpha1.PodOffloadingStrategy) string {
 // remoteName is the namespace's name in the peers, from
 // policies.RemoteNamespaceName and the cluster's declared identity.
 func remoteName(no *offloadingv1alpha1.NamespaceOffloading, c *Cluster) string {
-	strategy := mappingOf(no)
+	strategy := policies.MappingStrategyOf(no)
 	if strategy != offloadingv1alpha1.EnforceSameNameMappingStrategy && c.IdentityErr != nil {
 		return fmt.Sprintf("<unknown: %s/install declares no %s>", c.Name, "CLUSTER_ID")
 	}
@@ -134,9 +121,9 @@ func noPeerReason(c *Cluster, peers []peer) string {
 
 func (d *diff) offloaded(ns string, h *offloadingv1alpha1.NamespaceOffloading, peers []peer) {
 	sel := selectPeers(h.Spec.ClusterSelector, peers)
-	msg := fmt.Sprintf("offloaded to %s as %s; %s", sel, remoteName(h, d.h), podsRun(podStrategyOf(h)))
+	msg := fmt.Sprintf("offloaded to %s as %s; %s", sel, remoteName(h, d.h), podsRun(policies.PodStrategyOf(h)))
 	if len(sel.names) == 0 {
-		msg = fmt.Sprintf("offloaded, but to no peer: %s; %s", noPeerReason(d.h, peers), podsRun(podStrategyOf(h)))
+		msg = fmt.Sprintf("offloaded, but to no peer: %s; %s", noPeerReason(d.h, peers), podsRun(policies.PodStrategyOf(h)))
 	}
 	if h.Spec.Suspend {
 		msg += "; suspended: nothing is created until spec.suspend is false"
@@ -165,11 +152,12 @@ func (d *diff) changed(ns string, b, h *offloadingv1alpha1.NamespaceOffloading, 
 	if specChanged && !d.valid(h) {
 		return
 	}
-	if mappingOf(b) != mappingOf(h) {
+	if verdict := policies.AdmitOffloading(b, h); !verdict.Allowed() {
+		// The webhook's own verdict (the mapping strategy), with the fix as
+		// a fleet repo makes it.
 		d.add(Change{Kind: MappingStrategyChange, Namespace: ns, Rejected: true, Message: fmt.Sprintf(
-			"spec.namespaceMappingStrategy cannot change (%s → %s): remote namespaces are never renamed, so admission rejects it; "+
-				"fix: unoffload %s in one pull request (spillway unoffload namespace %s), then offload it with the new strategy in the next",
-			mappingOf(b), mappingOf(h), ns, ns)})
+			"%s; in the fleet: unoffload %s in one pull request (spillway unoffload namespace %s), then offload it with the new strategy in the next",
+			strings.Join(verdict.Denied, "; "), ns, ns)})
 		return
 	}
 	if b.Spec.Suspend != h.Spec.Suspend {
@@ -207,14 +195,14 @@ func (d *diff) changed(ns string, b, h *offloadingv1alpha1.NamespaceOffloading, 
 			"spec.clusterSelector changed but still selects %s: nothing moves", hs)})
 	}
 
-	strategyChanged := podStrategyOf(b) != podStrategyOf(h)
-	placementChanged := strategyChanged || (selectorChanged && podStrategyOf(h) != offloadingv1alpha1.LocalPodOffloadingStrategy)
+	strategyChanged := policies.PodStrategyOf(b) != policies.PodStrategyOf(h)
+	placementChanged := strategyChanged || (selectorChanged && policies.PodStrategyOf(h) != offloadingv1alpha1.LocalPodOffloadingStrategy)
 	if !placementChanged {
 		return
 	}
 	violations, note := d.checkPods(ns, h)
 	if strategyChanged {
-		msg := fmt.Sprintf("pod strategy %s → %s: new %s; running pods are not moved", podStrategyOf(b), podStrategyOf(h), podsRun(podStrategyOf(h)))
+		msg := fmt.Sprintf("pod strategy %s → %s: new %s; running pods are not moved", policies.PodStrategyOf(b), policies.PodStrategyOf(h), podsRun(policies.PodStrategyOf(h)))
 		if note != "" {
 			msg += "; " + note
 		}
@@ -233,7 +221,7 @@ func (d *diff) checkPods(ns string, h *offloadingv1alpha1.NamespaceOffloading) (
 	case live.Cluster != d.h.Name:
 		return nil, fmt.Sprintf("running pods not checked: --kubeconfig points at %s, not %s", live.Cluster, d.h.Name)
 	}
-	out, err := live.violations(d.ctx, ns, podStrategyOf(h), h.Spec.ClusterSelector)
+	out, err := live.violations(d.ctx, ns, policies.PodStrategyOf(h), h.Spec.ClusterSelector)
 	if err != nil {
 		return nil, "running pods not checked: " + err.Error()
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -20,9 +21,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
@@ -35,6 +38,7 @@ import (
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+	"github.com/spillway-dev/spillway/webhooks"
 )
 
 func newScheme() *runtime.Scheme {
@@ -54,6 +58,8 @@ type options struct {
 	probeInterval                                   time.Duration
 	failureThreshold                                int
 	kubeletPort                                     int
+	reflection                                      reflectionFlags
+	webhook                                         webhooks.Options
 }
 
 func (o options) validate() error {
@@ -83,6 +89,13 @@ func main() {
 	flag.DurationVar(&o.probeInterval, "virtual-node-probe-interval", virtualnode.DefaultOptions.ProbeInterval, "how often a provider's API server is checked")
 	flag.IntVar(&o.failureThreshold, "virtual-node-failure-threshold", virtualnode.DefaultOptions.FailureThreshold, "failed checks before a virtual node turns NotReady")
 	flag.IntVar(&o.kubeletPort, "virtual-kubelet-port", 10250, "port of the virtual kubelet API (logs, exec) shared by all virtual nodes, on --virtual-node-address")
+	o.reflection.bind(flag.CommandLine)
+	flag.IntVar(&o.webhook.Port, "webhook-port", 9443, "HTTPS port of the admission webhooks; 0 disables them")
+	flag.StringVar(&o.webhook.BindHost, "webhook-bind-host", "", "address the webhooks listen on (all when empty)")
+	flag.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "spillway-webhook"), "where the serving certificate is written")
+	flag.StringVar(&o.webhook.ServiceName, "webhook-service", "spillway-webhook", "Service in front of the manager that the API server dials")
+	flag.StringVar(&o.webhook.URL, "webhook-url", "", "base URL the API server dials instead of the Service (a manager outside the cluster)")
+	flag.StringVar(&o.webhook.SecretName, "webhook-secret", "spillway-webhook-tls", "Secret holding the webhook CA and serving certificate")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -99,7 +112,13 @@ func main() {
 
 func run(ctx context.Context, o options) error {
 	cfg := ctrl.GetConfigOrDie()
+	o.webhook.Namespace = o.namespace
+	var webhookServer webhook.Server
+	if o.webhook.Port > 0 {
+		webhookServer = o.webhook.Server()
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer:           webhookServer,
 		Scheme:                  newScheme(),
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
@@ -123,6 +142,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
+		Reflection:  o.reflection.config(mgr),
 		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
 			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI}}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {
@@ -143,6 +163,15 @@ func run(ctx context.Context, o options) error {
 	}
 	if err := (&shadowpod.ShadowPodReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ShadowPod controller: %w", err)
+	}
+	if o.webhook.Port > 0 {
+		direct, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
+		if err != nil {
+			return err
+		}
+		if err := webhooks.Register(ctx, mgr, direct, o.webhook); err != nil {
+			return err
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

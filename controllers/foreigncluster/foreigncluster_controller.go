@@ -22,6 +22,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
@@ -44,6 +45,9 @@ type ForeignClusterReconciler struct {
 	// Peers receives every established peering, for the offloading
 	// controller and the pod reflector; nil disables publishing.
 	Peers *remote.Registry
+	// Reflection copies the rest of each offloaded namespace (ConfigMaps,
+	// Secrets, Services, ...) to every peer; nil reflects only pods.
+	Reflection *reflection.Config
 
 	peers peers
 }
@@ -59,6 +63,10 @@ type ForeignClusterReconciler struct {
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch
+// +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
 
 // Reconcile follows Flux's ladder: get, patcher, deferred status, deletion,
 // finalizer, suspend, work.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	podreflector "github.com/spillway-dev/spillway/reflectors/pod"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
@@ -23,6 +24,7 @@ type peer struct {
 	runner      *virtualnode.Runner
 	twins       *podreflector.TwinWatcher
 	cancelPods  context.CancelFunc
+	reflection  *reflection.Set
 }
 
 // stopPods ends the pod side: the retry loop and the provider watches.
@@ -33,6 +35,8 @@ func (pe *peer) stopPods() {
 	if pe.twins != nil {
 		pe.twins.Stop()
 	}
+	pe.reflection.Stop()
+	pe.reflection = nil
 }
 
 // peers is the registry of live peerings, keyed by ForeignCluster name.

@@ -13,6 +13,8 @@ import (
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	podreflector "github.com/spillway-dev/spillway/reflectors/pod"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
+	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
 // remoteScheme is what the consumer writes on a provider.
@@ -42,5 +44,16 @@ func (r *ForeignClusterReconciler) podHandler(fc *discoveryv1alpha1.ForeignClust
 	ctx, cancel := context.WithCancel(context.Background())
 	pe.cancelPods = cancel
 	go h.RetryPending(ctx, pendingRetry)
+	if r.Reflection != nil {
+		// The rest of each offloaded namespace follows its pods.
+		set, err := r.Reflection.Start(ctx, reflection.Peer{LocalClusterID: r.LocalClusterID, RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID,
+			RemoteClusterName: clusterName(fc), NodeName: virtualnode.Name(clusterName(fc)), Remote: remoteClient, Provider: provider,
+			Namespaces: reflection.NamespaceMapper(h.Namespaces)})
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		pe.reflection = set
+	}
 	return h, nil
 }

@@ -15,11 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
@@ -176,20 +173,13 @@ func (d *demo) applyRome(ctx context.Context) error {
 	})
 }
 
-// waitOffloaded adds to nginx the virtual-node toleration that the pod webhook
-// will add (issue 5: until then the demo stands in for it, with its own field
-// manager), then waits for its pod to be Running on liqo-milan.
+// waitOffloaded waits for nginx's pod to be Running on liqo-milan. The
+// Deployment in git carries no toleration: the pod webhook adds it.
 func (d *demo) waitOffloaded(ctx context.Context) error {
 	romeC, err := framework.Client(d.rome)
 	if err != nil {
 		return err
 	}
-	patch := []byte(`{"spec":{"template":{"spec":{"tolerations":[{"key":"virtual-node.liqo.io/not-allowed","operator":"Exists","effect":"NoExecute"}]}}}}`)
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo-demo", Name: "nginx"}}
-	if err := romeC.Patch(ctx, dep, client.RawPatch(types.StrategicMergePatchType, patch), client.FieldOwner("spillway-demo-webhook-standin")); err != nil {
-		return fmt.Errorf("adding the virtual-node toleration to liqo-demo/nginx: %w", err)
-	}
-	fmt.Println("    (the demo added the virtual-node toleration the pod webhook of issue 5 will add)")
 	return framework.Poll(ctx, func(ctx context.Context) error {
 		pods := &corev1.PodList{}
 		if err := romeC.List(ctx, pods, client.InNamespace("liqo-demo"), client.MatchingLabels{"app": "nginx"}); err != nil {

@@ -42,6 +42,9 @@ func Binaries() (string, error) {
 	return binDir, buildErr
 }
 
+// webhookPortIndex is the manager's webhook port among the cluster's extra ports.
+const webhookPortIndex = 5
+
 // Identity is how a cluster's manager introduces itself.
 type Identity struct {
 	ClusterID, ClusterName string
@@ -59,6 +62,7 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 		return err
 	}
 	probePort, _ := c.ExtraPort(1)
+	webhookPort, _ := c.ExtraPort(webhookPortIndex)
 	// The virtual kubelet API (logs, exec); index 9 leaves 2-8 to other servers.
 	kubeletPort, _ := c.ExtraPort(9)
 	args := append([]string{filepath.Join(dir, "spillway-controller"),
@@ -68,6 +72,9 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
 		"--virtual-node-probe-interval=2s", "--zap-log-level=info",
+		// The API server dials the webhooks on loopback; each cluster keeps its certificate files apart.
+		"--webhook-port=" + strconv.Itoa(webhookPort), "--webhook-bind-host=127.0.0.1",
+		"--webhook-url=https://127.0.0.1:" + strconv.Itoa(webhookPort), "--webhook-cert-dir=" + filepath.Join(filepath.Dir(c.Kubeconfig()), "webhook-certs"),
 		"--virtual-kubelet-port=" + strconv.Itoa(kubeletPort),
 	}, extraArgs...)
 	return c.StartExtra(ctx, ManagerProcess, args, lab.HTTPReady("http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz"))

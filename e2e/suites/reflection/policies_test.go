@@ -1,0 +1,92 @@
+//go:build e2e
+
+package reflection_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+)
+
+var _ = Describe("seed scenario: offloading with policies", func() {
+	It("extends the namespace to naples only and runs every pod on liqo-naples", func(ctx context.Context) {
+		const ns = "policies"
+		offload(ctx, ns, offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy, region("south"))
+		Expect(naplesC.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})).To(Succeed())
+		Expect(apierrors.IsNotFound(florenceC.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}))).To(BeTrue(),
+			"florence does not match the selector and gets no twin")
+
+		Expect(veniceC.Create(ctx, deployment(ns, "web", 3, onVirtualNodes))).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods := runningPods(ctx, g, veniceC, ns, "web")
+			g.Expect(pods).To(HaveLen(3))
+			for _, p := range pods {
+				g.Expect(p.Spec.NodeName).To(Equal("liqo-naples"))
+				g.Expect(p.Spec.Tolerations).To(ContainElement(HaveField("Key", offloadingv1alpha1.VirtualNodeTaintKey)), "added by the webhook")
+			}
+			g.Expect(runningPods(ctx, g, naplesC, ns, "web")).To(HaveLen(3))
+		}).WithContext(ctx).WithTimeout(90 * time.Second).WithPolling(time.Second).Should(Succeed())
+
+		// naples' scheduler reports where it put each pod; venice sees it on its own pods.
+		Eventually(func(g Gomega) {
+			events := &corev1.EventList{}
+			g.Expect(veniceC.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+			reflected := 0
+			for _, e := range events.Items {
+				if e.ReportingController == "liqo.io/event-reflection" && e.ReportingInstance == "naples" && e.Reason == "Scheduled" {
+					g.Expect(e.InvolvedObject.Namespace).To(Equal(ns))
+					reflected++
+				}
+			}
+			g.Expect(reflected).To(BeNumerically(">=", 3))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+
+		// The pods' ServiceAccount token reaches naples, and venice's API server accepts it.
+		token := &corev1.Secret{}
+		Eventually(func() error {
+			return naplesC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "liqo-sa-token-default"}, token)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		cfg, err := venice.RESTConfig()
+		Expect(err).NotTo(HaveOccurred())
+		asPod := rest.AnonymousClientConfig(cfg)
+		asPod.BearerToken = string(token.Data["token"])
+		cs, err := kubernetes.NewForConfig(asPod)
+		Expect(err).NotTo(HaveOccurred())
+		review, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(review.Status.UserInfo.Username).To(Equal("system:serviceaccount:" + ns + ":default"))
+	}, SpecTimeout(3*time.Minute))
+})
+
+var _ = Describe("seed scenario: replicated deployments", func() {
+	It("spreads two replicas with maxSkew 1 over the two virtual nodes, one on each", func(ctx context.Context) {
+		const ns = "replicated"
+		offload(ctx, ns, offloadingv1alpha1.RemotePodOffloadingStrategy, nil)
+		spread := func(spec *corev1.PodSpec) {
+			spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelHostname,
+				WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: deployment(ns, "app", 1).Spec.Selector}}
+		}
+		Expect(veniceC.Create(ctx, deployment(ns, "app", 2, spread))).To(Succeed())
+		Eventually(func(g Gomega) {
+			nodes := map[string]int{}
+			for _, p := range runningPods(ctx, g, veniceC, ns, "app") {
+				nodes[p.Spec.NodeName]++
+			}
+			g.Expect(nodes).To(Equal(map[string]int{"liqo-florence": 1, "liqo-naples": 1}),
+				"Remote keeps pods off venice's own nodes; the spread puts one on each peer")
+			g.Expect(runningPods(ctx, g, florenceC, ns, "app")).To(HaveLen(1))
+			g.Expect(runningPods(ctx, g, naplesC, ns, "app")).To(HaveLen(1))
+		}).WithContext(ctx).WithTimeout(90 * time.Second).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(3*time.Minute))
+})

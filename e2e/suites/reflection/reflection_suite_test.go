@@ -1,0 +1,66 @@
+//go:build e2e
+
+// Package reflection_test runs the seed's policy scenarios on the lab: venice
+// consumes florence (topology.liqo.io/region=center) and naples
+// (region=south). Pods carry no hand-written tolerations: the pod webhook
+// places them. The rest of each offloaded namespace follows by reflection.
+package reflection_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+const portBase = 18400
+
+var (
+	veniceID   = framework.Identity{ClusterID: "0d5e8a52-1f2b-4c7d-9e3a-6b4f8c2d1a01", ClusterName: "venice"}
+	florenceID = framework.Identity{ClusterID: "7ab1158e-3c4d-4e5f-8a9b-0c1d2e3f4a02", ClusterName: "florence"}
+	naplesID   = framework.Identity{ClusterID: "5eada1c7-9b8a-4f6e-8d5c-4b3a2f1e0d03", ClusterName: "naples"}
+
+	theLab                      *lab.Lab
+	venice, florence, naples    *lab.Cluster
+	veniceC, florenceC, naplesC client.Client
+)
+
+func TestReflection(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "reflection and admission suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	root, err := lab.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	_, err = framework.Binaries()
+	Expect(err).NotTo(HaveOccurred())
+	theLab, err = lab.StartForSuite(ctx, "reflection", portBase,
+		lab.MustSpecs("venice:nodes=2 florence:nodes=2,cpu=8,memory=32Gi naples:nodes=2,cpu=8,memory=32Gi"), false)
+	Expect(err).NotTo(HaveOccurred())
+	venice, _ = theLab.Cluster("venice")
+	florence, _ = theLab.Cluster("florence")
+	naples, _ = theLab.Cluster("naples")
+	for c, id := range map[*lab.Cluster]framework.Identity{venice: veniceID, florence: florenceID, naples: naplesID} {
+		Expect(framework.Install(ctx, root, c, id)).To(Succeed())
+	}
+	veniceC, err = framework.Client(venice)
+	Expect(err).NotTo(HaveOccurred())
+	florenceC, err = framework.Client(florence)
+	Expect(err).NotTo(HaveOccurred())
+	naplesC, err = framework.Client(naples)
+	Expect(err).NotTo(HaveOccurred())
+	// The lab's stand-in for External Secrets carries each identity Secret.
+	Expect(framework.Peer(ctx, venice, veniceID, florence, florenceID, map[string]string{"topology.liqo.io/region": "center"})).To(Succeed())
+	Expect(framework.Peer(ctx, venice, veniceID, naples, naplesID, map[string]string{"topology.liqo.io/region": "south"})).To(Succeed())
+}, NodeTimeout(10*time.Minute))
+
+var _ = AfterSuite(func() {
+	Expect(lab.TearDownSuite(theLab)).To(Succeed())
+})

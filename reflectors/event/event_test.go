@@ -1,0 +1,37 @@
+package event
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestLocalEventPointsAtTheLocalPod(t *testing.T) {
+	g := NewWithT(t)
+	at := metav1.NewTime(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC))
+	remote := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "policies-venice-0d5e8a", Name: "web-1.1829"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "policies-venice-0d5e8a", Name: "web-1", UID: "naples-uid", FieldPath: "spec.containers{web}"},
+		Reason:         "BackOff", Message: "Back-off pulling image", Type: corev1.EventTypeWarning, Count: 3, FirstTimestamp: at, LastTimestamp: at}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "policies", Name: "web-1", UID: "venice-uid"}, Spec: corev1.PodSpec{NodeName: "liqo-naples"}}
+	got := LocalEvent(remote, pod, "naples")
+	g.Expect(got.Namespace).To(Equal("policies"))
+	g.Expect(got.InvolvedObject).To(Equal(corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "policies", Name: "web-1",
+		UID: "venice-uid", FieldPath: "spec.containers{web}"}))
+	g.Expect(got.Reason).To(Equal("BackOff"))
+	g.Expect(got.Count).To(Equal(int32(3)))
+	g.Expect(got.ReportingController).To(Equal(ReportingController))
+	g.Expect(got.ReportingInstance).To(Equal("naples"))
+}
+
+func TestLocalEventOfANewStyleEventHasTimestampsAndACount(t *testing.T) {
+	g := NewWithT(t)
+	remote := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web-1.1"}, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web-1"},
+		Reason: "Scheduled", EventTime: metav1.NewMicroTime(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC))}
+	got := LocalEvent(remote, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "policies", Name: "web-1"}}, "naples")
+	g.Expect(got.FirstTimestamp.IsZero()).To(BeFalse())
+	g.Expect(got.LastTimestamp).To(Equal(got.FirstTimestamp))
+	g.Expect(got.Count).To(Equal(int32(1)))
+}

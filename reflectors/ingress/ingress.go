@@ -1,0 +1,45 @@
+// Package ingress reflects Ingresses into twin namespaces with the ingress
+// class left empty: the consumer's class may not exist on the provider, whose
+// default class then serves the copy.
+package ingress
+
+import (
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/reflectors/reflection"
+)
+
+// Kind is the Ingress reflector.
+var Kind = reflection.Kind{
+	Name:      "ingress",
+	New:       func() client.Object { return &networkingv1.Ingress{} },
+	NewList:   func() client.ObjectList { return &networkingv1.IngressList{} },
+	Translate: Translate,
+	Merge:     Merge,
+}
+
+// Translate copies the spec without its ingress class.
+func Translate(o client.Object, remoteNamespace string, peer *reflection.Peer) client.Object {
+	local := o.(*networkingv1.Ingress)
+	spec := *local.Spec.DeepCopy()
+	spec.IngressClassName = nil
+	return &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Name: local.Name, Namespace: remoteNamespace,
+			Labels: reflection.CopyLabels(local, peer), Annotations: reflection.CopyAnnotations(local)},
+		Spec: spec,
+	}
+}
+
+// Merge realigns the copy's metadata and spec; its status is the provider's.
+func Merge(d, e client.Object) bool {
+	desired, existing := d.(*networkingv1.Ingress), e.(*networkingv1.Ingress)
+	changed := reflection.MergeMeta(desired, existing)
+	if !equality.Semantic.DeepEqual(desired.Spec, existing.Spec) {
+		existing.Spec = desired.Spec
+		changed = true
+	}
+	return changed
+}

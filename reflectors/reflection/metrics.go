@@ -1,0 +1,30 @@
+package reflection
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// The seed's virtual-kubelet metrics, served on the manager's metrics
+// endpoint. The item counter goes up and down with the copies that exist, as
+// the seed describes, so it is a gauge despite its name.
+var (
+	itemCounter = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "liqo_virtual_kubelet_reflection_item_counter",
+		Help: "Objects currently reflected to a remote cluster, by resource.",
+	}, []string{"resource", "remote_cluster_id"})
+	errorCounter = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "liqo_virtual_kubelet_reflection_error_counter",
+		Help: "Failed reflection attempts (most are retried), by resource.",
+	}, []string{"resource", "remote_cluster_id"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(itemCounter, errorCounter)
+}
+
+// RecordError counts a failed attempt of a reflector outside this engine
+// (events travel the other way).
+func RecordError(resource, remoteClusterID string) {
+	errorCounter.WithLabelValues(resource, remoteClusterID).Inc()
+}

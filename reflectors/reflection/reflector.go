@@ -1,0 +1,229 @@
+package reflection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+)
+
+// Local is the consumer side a Reflector reads: the manager's cache, shared
+// by every peering, so N peers cost one informer per type, not N.
+type Local interface {
+	client.Reader
+	GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error)
+}
+
+// Options tune a Reflector.
+type Options struct {
+	// Workers handle objects in parallel; 0 disables the type.
+	Workers int
+	// Resync realigns every copy this often, repairing edits made on the
+	// provider and collecting copies whose original went away unseen.
+	Resync time.Duration
+}
+
+// Reflector copies one resource type to one peer. Start it once; Stop it when
+// the peering ends. Copies are left on the provider when it stops: they go
+// with the twin namespace when the namespace is unoffloaded.
+type Reflector struct {
+	kind  Kind
+	peer  Peer
+	local Local
+	opts  Options
+
+	queue  workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	regs   []registration
+
+	mu        sync.Mutex
+	reflected map[types.NamespacedName]bool
+}
+
+type registration struct {
+	informer cache.Informer
+	handle   toolscache.ResourceEventHandlerRegistration
+}
+
+// New returns a Reflector for kind towards peer.
+func New(kind Kind, peer Peer, local Local, opts Options) *Reflector {
+	return &Reflector{kind: kind, peer: peer, local: local, opts: opts, reflected: map[types.NamespacedName]bool{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](50*time.Millisecond, 30*time.Second),
+			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: kind.Name + "-" + peer.RemoteClusterName})}
+}
+
+// Start watches the local objects and the namespaces' offloading, and runs
+// the workers until Stop.
+func (r *Reflector) Start(ctx context.Context) error {
+	if r.opts.Workers <= 0 {
+		return nil
+	}
+	ctx, r.cancel = context.WithCancel(ctx)
+	objects, err := r.watch(ctx, r.kind.New(), toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    r.enqueueObject,
+		UpdateFunc: func(_, o any) { r.enqueueObject(o) },
+		DeleteFunc: r.enqueueObject,
+	})
+	if err != nil {
+		return err
+	}
+	// A namespace whose twin becomes ready on this peer has all its objects
+	// reflected at once, not at the next resync.
+	offloadings, err := r.watch(ctx, &offloadingv1alpha1.NamespaceOffloading{}, toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { r.enqueueNamespaceOf(ctx, o) },
+		UpdateFunc: func(_, o any) { r.enqueueNamespaceOf(ctx, o) },
+	})
+	if err != nil {
+		return err
+	}
+	r.regs = []registration{objects, offloadings}
+	for range r.opts.Workers {
+		r.wg.Go(func() { r.work(ctx) })
+	}
+	if r.opts.Resync > 0 {
+		r.wg.Go(func() { r.resyncLoop(ctx) })
+	}
+	return nil
+}
+
+// Stop removes the watches and waits for the workers.
+func (r *Reflector) Stop() {
+	if r.cancel == nil {
+		return
+	}
+	for _, reg := range r.regs {
+		_ = reg.informer.RemoveEventHandler(reg.handle)
+	}
+	r.cancel()
+	r.queue.ShutDown()
+	r.wg.Wait()
+	itemCounter.DeleteLabelValues(r.kind.Name, r.peer.RemoteClusterID)
+}
+
+func (r *Reflector) watch(ctx context.Context, obj client.Object, h toolscache.ResourceEventHandler) (registration, error) {
+	inf, err := r.local.GetInformer(ctx, obj)
+	if err != nil {
+		return registration{}, fmt.Errorf("%s reflection: watching %T: %w", r.kind.Name, obj, err)
+	}
+	handle, err := inf.AddEventHandler(h)
+	if err != nil {
+		return registration{}, fmt.Errorf("%s reflection: watching %T: %w", r.kind.Name, obj, err)
+	}
+	return registration{informer: inf, handle: handle}, nil
+}
+
+func (r *Reflector) enqueueObject(o any) {
+	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		o = d.Obj
+	}
+	if obj, ok := o.(client.Object); ok {
+		r.queue.Add(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+	}
+}
+
+func (r *Reflector) enqueueNamespaceOf(ctx context.Context, o any) {
+	if obj, ok := o.(client.Object); ok {
+		if err := r.enqueueNamespace(ctx, obj.GetNamespace()); err != nil {
+			errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Inc()
+			ctrl.Log.WithName("reflection").V(1).Info("cannot list a namespace for reflection", "resource", r.kind.Name, "namespace", obj.GetNamespace(), "error", err.Error())
+		}
+	}
+}
+
+// enqueueNamespace queues every local object of the namespace and every copy
+// in its twin, so that copies whose original is gone are collected.
+func (r *Reflector) enqueueNamespace(ctx context.Context, namespace string) error {
+	remoteNs, err := r.peer.Namespaces(ctx, namespace)
+	if err != nil {
+		return nil // not offloaded to this peer: nothing to reflect
+	}
+	names := map[string]bool{}
+	locals := r.kind.NewList()
+	if err := r.local.List(ctx, locals, client.InNamespace(namespace)); err != nil {
+		return err
+	}
+	if err := eachName(locals, names); err != nil {
+		return err
+	}
+	copies := r.kind.NewList()
+	if err := r.peer.Remote.List(ctx, copies, client.InNamespace(remoteNs), client.MatchingLabels(copyLabelsOnly(&r.peer))); err != nil {
+		return fmt.Errorf("listing %s copies in %s on %s: %w", r.kind.Name, remoteNs, r.peer.RemoteClusterName, err)
+	}
+	if err := eachName(copies, names); err != nil {
+		return err
+	}
+	for name := range names {
+		r.queue.Add(types.NamespacedName{Namespace: namespace, Name: name})
+	}
+	return nil
+}
+
+func (r *Reflector) resyncLoop(ctx context.Context) {
+	t := time.NewTicker(r.opts.Resync)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		list := &offloadingv1alpha1.NamespaceOffloadingList{}
+		if err := r.local.List(ctx, list); err != nil {
+			continue
+		}
+		for i := range list.Items {
+			r.enqueueNamespaceOf(ctx, &list.Items[i])
+		}
+	}
+}
+
+func (r *Reflector) work(ctx context.Context) {
+	for {
+		key, shutdown := r.queue.Get()
+		if shutdown {
+			return
+		}
+		err := r.sync(ctx, key)
+		switch {
+		case err == nil:
+			r.queue.Forget(key)
+		case errors.Is(err, errNotOurs):
+			// Retrying cannot help until someone removes the provider's
+			// object; the resync tries again.
+			errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Inc()
+			ctrl.Log.WithName("reflection").Info(err.Error())
+			r.queue.Forget(key)
+		default:
+			errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Inc()
+			ctrl.Log.WithName("reflection").V(1).Info("reflection failed, retrying", "resource", r.kind.Name, "object", key.String(),
+				"peer", r.peer.RemoteClusterName, "error", err.Error())
+			if ctx.Err() == nil {
+				r.queue.AddRateLimited(key)
+			}
+		}
+		r.queue.Done(key)
+	}
+}
+
+func (r *Reflector) setReflected(key types.NamespacedName, reflected bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reflected {
+		r.reflected[key] = true
+	} else {
+		delete(r.reflected, key)
+	}
+	itemCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Set(float64(len(r.reflected)))
+}

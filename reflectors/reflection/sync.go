@@ -1,0 +1,110 @@
+package reflection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+// errNotOurs marks a provider object of the copy's name that Spillway did not
+// make: it is never overwritten nor deleted.
+var errNotOurs = errors.New("not a Spillway copy")
+
+// FieldOwner is the field manager of every write on the provider.
+const FieldOwner = "spillway-reflection"
+
+// sync makes the copy of one local object match it, or go away. It is
+// idempotent: the work queue may hand it the same key any number of times.
+func (r *Reflector) sync(ctx context.Context, key types.NamespacedName) error {
+	remoteNs, err := r.peer.Namespaces(ctx, key.Namespace)
+	if err != nil {
+		// Not offloaded to this peer: the twin, if any, is removed with
+		// its copies by unoffloading.
+		r.setReflected(key, false)
+		return nil
+	}
+	desired, err := r.desired(ctx, key, remoteNs)
+	if err != nil {
+		return err
+	}
+	existing := r.kind.New()
+	remoteKey := types.NamespacedName{Namespace: remoteNs, Name: key.Name}
+	err = r.peer.Remote.Get(ctx, remoteKey, existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		if desired == nil {
+			r.setReflected(key, false)
+			return nil
+		}
+		if err := r.peer.Remote.Create(ctx, desired, client.FieldOwner(FieldOwner)); err != nil {
+			return fmt.Errorf("creating the %s copy %s on %s: %w", r.kind.Name, remoteKey, r.peer.RemoteClusterName, err)
+		}
+	case err != nil:
+		return fmt.Errorf("reading the %s copy %s on %s: %w", r.kind.Name, remoteKey, r.peer.RemoteClusterName, err)
+	case !IsCopyFor(existing, &r.peer):
+		if desired == nil {
+			return nil
+		}
+		return fmt.Errorf("%w: %s %s on %s exists and was not reflected from %s; it is left as it is: delete it on %s, or add %s to the local object",
+			errNotOurs, r.kind.Name, remoteKey, r.peer.RemoteClusterName, key, r.peer.RemoteClusterName, "the liqo.io/skip-reflection annotation")
+	case desired == nil:
+		uid := existing.GetUID()
+		if err := r.peer.Remote.Delete(ctx, existing, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting the %s copy %s on %s: %w", r.kind.Name, remoteKey, r.peer.RemoteClusterName, err)
+		}
+		r.setReflected(key, false)
+		return nil
+	case r.kind.Merge(desired, existing):
+		if err := r.peer.Remote.Update(ctx, existing, client.FieldOwner(FieldOwner)); err != nil {
+			return fmt.Errorf("updating the %s copy %s on %s: %w", r.kind.Name, remoteKey, r.peer.RemoteClusterName, err)
+		}
+	}
+	r.setReflected(key, true)
+	return nil
+}
+
+// desired is the copy the local object calls for, nil when there must be none.
+func (r *Reflector) desired(ctx context.Context, key types.NamespacedName, remoteNs string) (client.Object, error) {
+	local := r.kind.New()
+	if err := r.local.Get(ctx, key, local); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if !local.GetDeletionTimestamp().IsZero() || Skipped(local) || isCopy(local) {
+		return nil, nil
+	}
+	return r.kind.Translate(local, remoteNs, &r.peer), nil
+}
+
+// isCopy reports a local object that is itself another cluster's copy (this
+// cluster is also a provider): copies are never copied on.
+func isCopy(o client.Object) bool {
+	_, ok := o.GetLabels()[DestinationClusterIDLabel]
+	return ok
+}
+
+// copyLabelsOnly selects the copies made for peer.
+func copyLabelsOnly(peer *Peer) map[string]string {
+	return map[string]string{sharingv1alpha1.OriginClusterIDLabel: peer.LocalClusterID, DestinationClusterIDLabel: peer.RemoteClusterID}
+}
+
+func eachName(list client.ObjectList, into map[string]bool) error {
+	return meta.EachListItem(list, func(o runtime.Object) error {
+		acc, err := meta.Accessor(o)
+		if err != nil {
+			return err
+		}
+		into[acc.GetName()] = true
+		return nil
+	})
+}

@@ -1,0 +1,26 @@
+package secret
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spillway-dev/spillway/reflectors/reflection/reflectiontest"
+)
+
+func TestTranslateCopiesTypeAndData(t *testing.T) {
+	g := NewWithT(t)
+	local := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "liqo-demo"}, Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{"password": []byte("s3cret")}}
+	got := Translate(local, "liqo-demo-rome", reflectiontest.Milan()).(*corev1.Secret)
+	g.Expect(got.Type).To(Equal(corev1.SecretTypeOpaque))
+	g.Expect(got.Data).To(HaveKeyWithValue("password", []byte("s3cret")))
+}
+
+func TestTranslateLeavesServiceAccountTokenSecrets(t *testing.T) {
+	g := NewWithT(t)
+	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "default-token"}, Type: corev1.SecretTypeServiceAccountToken}
+	g.Expect(Translate(token, "ns", reflectiontest.Milan())).To(BeNil())
+}

@@ -1,0 +1,98 @@
+// Package service reflects Services into twin namespaces. The addresses and
+// ports a cluster allocates (clusterIP, loadBalancerIP, node ports) are left
+// for the provider to allocate, since the consumer's would likely clash
+// there; DNS names stay the same, so pods find the Service either way. The
+// annotation liqo.io/force-remote-node-port=true keeps the node ports.
+package service
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
+)
+
+// Kind is the Service reflector.
+var Kind = reflection.Kind{
+	Name:      "service",
+	New:       func() client.Object { return &corev1.Service{} },
+	NewList:   func() client.ObjectList { return &corev1.ServiceList{} },
+	Translate: Translate,
+	Merge:     Merge,
+}
+
+// Translate copies the spec less what the provider allocates. The selector
+// stays: the provider's own EndpointSlice controller then lists the pods
+// offloaded there, and the endpointslice reflector adds the others.
+func Translate(o client.Object, remoteNamespace string, peer *reflection.Peer) client.Object {
+	local := o.(*corev1.Service)
+	spec := *local.Spec.DeepCopy()
+	if spec.ClusterIP != corev1.ClusterIPNone {
+		spec.ClusterIP, spec.ClusterIPs = "", nil
+	} else {
+		spec.ClusterIPs = nil
+	}
+	spec.IPFamilies = nil
+	spec.LoadBalancerIP = ""
+	spec.HealthCheckNodePort = 0
+	if local.Annotations[virtualkubeletv1alpha1.ForceRemoteNodePortAnnotation] != "true" {
+		for i := range spec.Ports {
+			spec.Ports[i].NodePort = 0
+		}
+	}
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: local.Name, Namespace: remoteNamespace,
+			Labels: reflection.CopyLabels(local, peer), Annotations: reflection.CopyAnnotations(local)},
+		Spec: spec,
+	}
+}
+
+// Merge realigns the copy's metadata and spec, keeping what the provider
+// allocated where the consumer leaves it open.
+func Merge(d, e client.Object) bool {
+	desired, existing := d.(*corev1.Service), e.(*corev1.Service)
+	changed := reflection.MergeMeta(desired, existing)
+	want := *desired.Spec.DeepCopy()
+	keepAllocated(&want, &existing.Spec)
+	if !equality.Semantic.DeepEqual(want, existing.Spec) {
+		existing.Spec = want
+		changed = true
+	}
+	return changed
+}
+
+// keepAllocated copies into want the fields the provider filled in that want
+// leaves empty.
+func keepAllocated(want, got *corev1.ServiceSpec) {
+	if want.ClusterIP == "" {
+		want.ClusterIP = got.ClusterIP
+	}
+	if len(want.ClusterIPs) == 0 {
+		want.ClusterIPs = got.ClusterIPs
+	}
+	if len(want.IPFamilies) == 0 {
+		want.IPFamilies = got.IPFamilies
+	}
+	if want.IPFamilyPolicy == nil {
+		want.IPFamilyPolicy = got.IPFamilyPolicy
+	}
+	if want.InternalTrafficPolicy == nil {
+		want.InternalTrafficPolicy = got.InternalTrafficPolicy
+	}
+	if want.HealthCheckNodePort == 0 {
+		want.HealthCheckNodePort = got.HealthCheckNodePort
+	}
+	for i := range want.Ports {
+		if want.Ports[i].NodePort != 0 {
+			continue
+		}
+		for _, p := range got.Ports {
+			if p.Port == want.Ports[i].Port && p.Protocol == want.Ports[i].Protocol {
+				want.Ports[i].NodePort = p.NodePort
+			}
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package service
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spillway-dev/spillway/reflectors/reflection/reflectiontest"
+)
+
+func nodePortService(annotations map[string]string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "liqo-demo", Annotations: annotations},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10"},
+			Selector: map[string]string{"app": "web"}, LoadBalancerIP: "1.2.3.4",
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, NodePort: 30080}}},
+	}
+}
+
+func TestTranslateLeavesAllocatedAddressesAndPortsToTheProvider(t *testing.T) {
+	g := NewWithT(t)
+	got := Translate(nodePortService(nil), "liqo-demo-rome", reflectiontest.Milan()).(*corev1.Service)
+	g.Expect(got.Namespace).To(Equal("liqo-demo-rome"))
+	g.Expect(got.Spec.ClusterIP).To(BeEmpty())
+	g.Expect(got.Spec.ClusterIPs).To(BeEmpty())
+	g.Expect(got.Spec.LoadBalancerIP).To(BeEmpty())
+	g.Expect(got.Spec.Ports[0].NodePort).To(BeZero())
+	g.Expect(got.Spec.Selector).To(HaveKeyWithValue("app", "web"), "the provider's EndpointSlice controller lists the pods offloaded there")
+}
+
+func TestTranslateKeepsNodePortsWhenForced(t *testing.T) {
+	g := NewWithT(t)
+	got := Translate(nodePortService(map[string]string{"liqo.io/force-remote-node-port": "true"}), "ns", reflectiontest.Milan()).(*corev1.Service)
+	g.Expect(got.Spec.Ports[0].NodePort).To(Equal(int32(30080)))
+	g.Expect(got.Spec.ClusterIP).To(BeEmpty())
+}
+
+func TestTranslateKeepsAHeadlessServiceHeadless(t *testing.T) {
+	g := NewWithT(t)
+	s := nodePortService(nil)
+	s.Spec.Type, s.Spec.ClusterIP, s.Spec.ClusterIPs = corev1.ServiceTypeClusterIP, corev1.ClusterIPNone, []string{corev1.ClusterIPNone}
+	got := Translate(s, "ns", reflectiontest.Milan()).(*corev1.Service)
+	g.Expect(got.Spec.ClusterIP).To(Equal(corev1.ClusterIPNone))
+}
+
+func TestMergeKeepsWhatTheProviderAllocated(t *testing.T) {
+	g := NewWithT(t)
+	desired := Translate(nodePortService(nil), "ns", reflectiontest.Milan()).(*corev1.Service)
+	existing := desired.DeepCopy()
+	existing.Spec.ClusterIP, existing.Spec.ClusterIPs = "10.200.0.7", []string{"10.200.0.7"}
+	existing.Spec.Ports[0].NodePort = 31999
+	g.Expect(Merge(desired, existing)).To(BeFalse(), "an allocation by the provider is not drift")
+
+	changed := Translate(nodePortService(nil), "ns", reflectiontest.Milan()).(*corev1.Service)
+	changed.Spec.Ports[0].Port = 8080
+	g.Expect(Merge(changed, existing)).To(BeTrue())
+	g.Expect(existing.Spec.ClusterIP).To(Equal("10.200.0.7"))
+	g.Expect(existing.Spec.Ports[0].Port).To(Equal(int32(8080)))
+}

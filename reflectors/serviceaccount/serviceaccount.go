@@ -1,0 +1,250 @@
+// Package serviceaccount carries ServiceAccount tokens to the provider, so an
+// offloaded pod talks to its own (the consumer's) API server with its own
+// ServiceAccount's rights, as it would at home. For every ServiceAccount used
+// by a pod on this peering's virtual node, it requests a token from the
+// consumer and keeps it, renewed, in a Secret of the twin namespace, which
+// the pod reflector mounts in place of the provider's token. The seed's
+// warning applies: whoever can read Secrets in the twin can use the token;
+// --enable-apiserver-support=false turns this off.
+package serviceaccount
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
+)
+
+// Name is the resource's name in flags and metrics.
+const Name = "serviceaccount"
+
+// TokenLabel marks the token Secrets, for clean-up.
+const TokenLabel = "liqo.io/serviceaccount-token"
+
+// Keys of a token Secret: what a pod finds in its ServiceAccount mount.
+const (
+	TokenKey     = "token"
+	CACertKey    = "ca.crt"
+	NamespaceKey = "namespace"
+)
+
+// tokenLifetime is how long a requested token is valid; it is renewed after
+// four fifths of it.
+const tokenLifetime = time.Hour
+
+// SecretName is the twin's Secret holding the token of ServiceAccount sa.
+func SecretName(sa string) string { return "liqo-sa-token-" + sa }
+
+// Reflector keeps the token Secrets of one peering.
+type Reflector struct {
+	Peer reflection.Peer
+	// Local reads pods (indexed by spec.nodeName) and the root CA, and
+	// requests tokens.
+	Local    client.Client
+	Watches  reflection.Local
+	Interval time.Duration
+	Now      func() time.Time
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	nudge  chan struct{}
+	// renewAt is when each token must be renewed, by local namespace/sa.
+	renewAt map[types.NamespacedName]time.Time
+}
+
+// Start runs the loop: every Interval, and whenever a pod of the node changes.
+func (r *Reflector) Start(ctx context.Context) error {
+	ctx, r.cancel = context.WithCancel(ctx)
+	r.nudge, r.renewAt = make(chan struct{}, 1), map[types.NamespacedName]time.Time{}
+	inf, err := r.Watches.GetInformer(ctx, &corev1.Pod{})
+	if err != nil {
+		return fmt.Errorf("serviceaccount reflection: watching pods: %w", err)
+	}
+	poke := func(o any) {
+		if p, ok := o.(*corev1.Pod); ok && p.Spec.NodeName == r.Peer.NodeName {
+			select {
+			case r.nudge <- struct{}{}:
+			default:
+			}
+		}
+	}
+	handle, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, o any) { poke(o) }})
+	if err != nil {
+		return err
+	}
+	r.wg.Go(func() {
+		defer func() { _ = inf.RemoveEventHandler(handle) }()
+		r.loop(ctx)
+	})
+	return nil
+}
+
+// Stop ends the loop; the Secrets stay until the twins go.
+func (r *Reflector) Stop() {
+	if r.cancel != nil {
+		r.cancel()
+		r.wg.Wait()
+	}
+}
+
+func (r *Reflector) loop(ctx context.Context) {
+	interval := r.Interval
+	if interval <= 0 {
+		interval = time.Minute
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if err := r.syncAll(ctx); err != nil && ctx.Err() == nil {
+			reflection.RecordError(Name, r.Peer.RemoteClusterID)
+			ctrl.Log.WithName("reflection").V(1).Info("serviceaccount reflection failed, retrying", "peer", r.Peer.RemoteClusterName, "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-r.nudge:
+		}
+	}
+}
+
+// syncAll writes the tokens the node's pods need and deletes the others.
+func (r *Reflector) syncAll(ctx context.Context) error {
+	pods := &corev1.PodList{}
+	if err := r.Local.List(ctx, pods, client.MatchingFields{"spec.nodeName": r.Peer.NodeName}); err != nil {
+		return err
+	}
+	needed := Needed(pods.Items)
+	var errs []error
+	for key := range needed {
+		if err := r.ensure(ctx, key); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := r.collect(ctx, needed); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%d token Secrets failed, first: %w", len(errs), errs[0])
+	}
+	return nil
+}
+
+// Needed lists the ServiceAccounts whose tokens the pods mount.
+func Needed(pods []corev1.Pod) map[types.NamespacedName]bool {
+	out := map[types.NamespacedName]bool{}
+	for _, p := range pods {
+		if !p.DeletionTimestamp.IsZero() || (p.Spec.AutomountServiceAccountToken != nil && !*p.Spec.AutomountServiceAccountToken) {
+			continue
+		}
+		sa := p.Spec.ServiceAccountName
+		if sa == "" {
+			sa = "default"
+		}
+		out[types.NamespacedName{Namespace: p.Namespace, Name: sa}] = true
+	}
+	return out
+}
+
+func (r *Reflector) ensure(ctx context.Context, sa types.NamespacedName) error {
+	remoteNs, err := r.Peer.Namespaces(ctx, sa.Namespace)
+	if err != nil {
+		return nil // not offloaded here (yet): the pod waits in OffloadingBackOff
+	}
+	if at, ok := r.renewAt[sa]; ok && r.now().Before(at) {
+		return nil
+	}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(tokenLifetime.Seconds()))}}
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: sa.Namespace, Name: sa.Name}}
+	if err := r.Local.SubResource("token").Create(ctx, account, tr); err != nil {
+		return fmt.Errorf("requesting a token for ServiceAccount %s: %w", sa, err)
+	}
+	rootCA := &corev1.ConfigMap{}
+	if err := r.Local.Get(ctx, client.ObjectKey{Namespace: sa.Namespace, Name: "kube-root-ca.crt"}, rootCA); err != nil {
+		return fmt.Errorf("reading the API server CA in %s: %w", sa.Namespace, err)
+	}
+	want := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: remoteNs, Name: SecretName(sa.Name), Labels: r.labels()},
+		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{TokenKey: []byte(tr.Status.Token), CACertKey: []byte(rootCA.Data["ca.crt"]),
+			NamespaceKey: []byte(sa.Namespace)}}
+	if err := r.write(ctx, want); err != nil {
+		return err
+	}
+	lifetime := tokenLifetime
+	if !tr.Status.ExpirationTimestamp.IsZero() {
+		lifetime = tr.Status.ExpirationTimestamp.Sub(r.now())
+	}
+	r.renewAt[sa] = r.now().Add(lifetime * 4 / 5)
+	return nil
+}
+
+func (r *Reflector) labels() map[string]string {
+	l := reflection.CopyLabels(&corev1.Secret{}, &r.Peer)
+	l[TokenLabel] = "true"
+	return l
+}
+
+func (r *Reflector) write(ctx context.Context, want *corev1.Secret) error {
+	got := &corev1.Secret{}
+	err := r.Peer.Remote.Get(ctx, client.ObjectKeyFromObject(want), got)
+	switch {
+	case apierrors.IsNotFound(err):
+		return r.Peer.Remote.Create(ctx, want, client.FieldOwner(reflection.FieldOwner))
+	case err != nil:
+		return err
+	case !reflection.IsCopyFor(got, &r.Peer):
+		return fmt.Errorf("Secret %s/%s on %s exists and is not Spillway's: the token is not written; delete it on %s",
+			want.Namespace, want.Name, r.Peer.RemoteClusterName, r.Peer.RemoteClusterName)
+	}
+	got.Labels, got.Data = want.Labels, want.Data
+	return r.Peer.Remote.Update(ctx, got, client.FieldOwner(reflection.FieldOwner))
+}
+
+// collect deletes, in every twin of this peer, the token Secrets no pod needs.
+func (r *Reflector) collect(ctx context.Context, needed map[types.NamespacedName]bool) error {
+	offloadings := &offloadingv1alpha1.NamespaceOffloadingList{}
+	if err := r.Local.List(ctx, offloadings); err != nil {
+		return err
+	}
+	for _, no := range offloadings.Items {
+		remoteNs, err := r.Peer.Namespaces(ctx, no.Namespace)
+		if err != nil {
+			continue
+		}
+		secrets := &corev1.SecretList{}
+		if err := r.Peer.Remote.List(ctx, secrets, client.InNamespace(remoteNs), client.MatchingLabels(r.labels())); err != nil {
+			return err
+		}
+		for i := range secrets.Items {
+			s := &secrets.Items[i]
+			sa := types.NamespacedName{Namespace: no.Namespace, Name: s.Name[len(SecretName("")):]}
+			if needed[sa] {
+				continue
+			}
+			if err := r.Peer.Remote.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+			delete(r.renewAt, sa)
+		}
+	}
+	return nil
+}
+
+func (r *Reflector) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}

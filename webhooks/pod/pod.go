@@ -1,0 +1,151 @@
+// Package pod is the mutating webhook that places the pods of an offloaded
+// namespace: it adds the toleration of the virtual-node taint and the
+// required node affinity that encode the namespace's podOffloadingStrategy
+// and clusterSelector (policies.PlacementFor), so no workload needs
+// hand-written scheduling constraints to be offloaded.
+package pod
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+// Path is where the API server sends pod admission requests.
+const Path = "/mutate-pod"
+
+// Mutator adds placement to pods created in offloaded namespaces.
+type Mutator struct {
+	// Reader reads NamespaceOffloadings (the manager's cache).
+	Reader  client.Reader
+	Decoder admission.Decoder
+}
+
+// Handle answers one pod creation.
+func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	pod := &corev1.Pod{}
+	if err := m.Decoder.Decode(req, pod); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	no := &offloadingv1alpha1.NamespaceOffloading{}
+	err := m.Reader.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: offloadingv1alpha1.RequiredName}, no)
+	switch {
+	case apierrors.IsNotFound(err):
+		return m.notOffloaded(ctx, req.Namespace)
+	case err != nil:
+		return admission.Errored(http.StatusInternalServerError, err)
+	case pod.Spec.NodeName != "":
+		return admission.Allowed("the pod is already bound to a node")
+	}
+	placed := pod.DeepCopy()
+	Place(&placed.Spec, policies.PlacementFor(policies.PodStrategyOf(no), no.Spec.ClusterSelector))
+	if equality.Semantic.DeepEqual(placed.Spec, pod.Spec) {
+		return admission.Allowed("the pod already carries its placement")
+	}
+	raw, err := json.Marshal(placed)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+}
+
+// notOffloaded answers for a namespace without a NamespaceOffloading. One
+// labelled for scheduling is being offloaded in the same apply (Flux applies
+// a folder in one batch): its pods are refused for now, and their controllers
+// retry until the NamespaceOffloading exists, instead of being admitted
+// without placement and stuck Pending for good.
+func (m *Mutator) notOffloaded(ctx context.Context, namespace string) admission.Response {
+	ns := &corev1.Namespace{}
+	if err := m.Reader.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	if ns.Labels[offloadingv1alpha1.SchedulingEnabledLabel] != "true" {
+		return admission.Allowed("the namespace is not offloaded")
+	}
+	return admission.Denied(fmt.Sprintf("namespace %s is labelled %s=true but has no NamespaceOffloading named %q yet: "+
+		"pods are admitted once it exists (controllers retry on their own); create it, or remove the label if the namespace is not to be offloaded",
+		namespace, offloadingv1alpha1.SchedulingEnabledLabel, offloadingv1alpha1.RequiredName))
+}
+
+// Place adds the placement to a pod spec: missing tolerations appended, the
+// required node affinity ANDed with the pod's own (policies.MergeRequiredTerms).
+func Place(spec *corev1.PodSpec, p policies.PodPlacement) {
+	for _, t := range p.Tolerations {
+		if !hasToleration(spec.Tolerations, t) {
+			spec.Tolerations = append(spec.Tolerations, t)
+		}
+	}
+	if len(p.NodeSelectorTerms) == 0 {
+		return
+	}
+	if spec.Affinity == nil {
+		spec.Affinity = &corev1.Affinity{}
+	}
+	if spec.Affinity.NodeAffinity == nil {
+		spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	na := spec.Affinity.NodeAffinity
+	var own []corev1.NodeSelectorTerm
+	if na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		own = na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	}
+	if implies(own, p.NodeSelectorTerms) {
+		return // already placed (a reinvoked webhook, or written by hand)
+	}
+	na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{
+		NodeSelectorTerms: policies.MergeRequiredTerms(own, p.NodeSelectorTerms)}
+}
+
+// implies reports whether every one of the pod's terms already contains one
+// of the placement's terms, so the pod can only land where placement allows.
+func implies(own, placement []corev1.NodeSelectorTerm) bool {
+	if len(own) == 0 {
+		return false
+	}
+	for _, a := range own {
+		if !slices.ContainsFunc(placement, func(b corev1.NodeSelectorTerm) bool { return contains(a, b) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// contains reports whether term a has every requirement of term b.
+func contains(a, b corev1.NodeSelectorTerm) bool {
+	has := func(set []corev1.NodeSelectorRequirement) func(corev1.NodeSelectorRequirement) bool {
+		return func(r corev1.NodeSelectorRequirement) bool {
+			return slices.ContainsFunc(set, func(x corev1.NodeSelectorRequirement) bool { return equality.Semantic.DeepEqual(x, r) })
+		}
+	}
+	for _, r := range b.MatchExpressions {
+		if !has(a.MatchExpressions)(r) {
+			return false
+		}
+	}
+	for _, r := range b.MatchFields {
+		if !has(a.MatchFields)(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasToleration(have []corev1.Toleration, t corev1.Toleration) bool {
+	for _, h := range have {
+		if h.MatchToleration(&t) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,156 @@
+package pod
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+func scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(offloadingv1alpha1.AddToScheme(s))
+	return s
+}
+
+func south() *corev1.NodeSelector {
+	return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+		{Key: "topology.liqo.io/region", Operator: corev1.NodeSelectorOpIn, Values: []string{"south"}}}}}}
+}
+
+// admit runs the webhook on pod in namespace liqo-demo and returns the pod as
+// the API server would store it.
+func admit(g Gomega, pod *corev1.Pod, objs ...client.Object) (*corev1.Pod, admission.Response) {
+	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build(), Decoder: admission.NewDecoder(scheme())}
+	raw, err := json.Marshal(pod)
+	g.Expect(err).NotTo(HaveOccurred())
+	resp := m.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}})
+	out := pod.DeepCopy()
+	if len(resp.Patches) > 0 {
+		patched := applyPatches(g, raw, resp)
+		g.Expect(json.Unmarshal(patched, out)).To(Succeed())
+	}
+	return out, resp
+}
+
+func node(name string, labels map[string]string, virtual bool) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}
+	for k, v := range labels {
+		n.Labels[k] = v
+	}
+	if virtual {
+		n.Labels["liqo.io/type"] = "virtual-node"
+	}
+	return n
+}
+
+func schedulable(g Gomega, pod *corev1.Pod, n *corev1.Node) bool {
+	ok, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(n)
+	g.Expect(err).NotTo(HaveOccurred())
+	tolerated := true
+	for _, taint := range n.Spec.Taints {
+		tolerated = tolerated && hasToleration(pod.Spec.Tolerations, corev1.Toleration{Key: taint.Key, Effect: taint.Effect, Operator: corev1.TolerationOpExists})
+	}
+	return ok && tolerated
+}
+
+func offloading(strategy offloadingv1alpha1.PodOffloadingStrategy, sel *corev1.NodeSelector) *offloadingv1alpha1.NamespaceOffloading {
+	return &offloadingv1alpha1.NamespaceOffloading{ObjectMeta: metav1.ObjectMeta{Name: "offloading", Namespace: "liqo-demo"},
+		Spec: offloadingv1alpha1.NamespaceOffloadingSpec{PodOffloadingStrategy: strategy, ClusterSelector: sel}}
+}
+
+func TestRemoteWithSelectorPlacesPodsOnTheSelectedVirtualNodesOnly(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "liqo-demo"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+	got, _ := admit(g, pod, offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, south()))
+	naples := node("liqo-naples", map[string]string{"topology.liqo.io/region": "south"}, true)
+	naples.Spec.Taints = []corev1.Taint{{Key: offloadingv1alpha1.VirtualNodeTaintKey, Value: "true", Effect: corev1.TaintEffectNoExecute}}
+	florence := node("liqo-florence", map[string]string{"topology.liqo.io/region": "center"}, true)
+	local := node("venice-worker-0", map[string]string{"topology.liqo.io/region": "south"}, false)
+	g.Expect(schedulable(g, got, naples)).To(BeTrue())
+	g.Expect(schedulable(g, got, florence)).To(BeFalse())
+	g.Expect(schedulable(g, got, local)).To(BeFalse(), "Remote keeps pods off physical nodes")
+}
+
+func TestLocalAndRemoteAllowsPhysicalOrSelectedVirtualNodes(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	got, _ := admit(g, pod, offloading(offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy, south()))
+	g.Expect(got.Spec.Tolerations).To(ContainElement(policies.VirtualNodeToleration()))
+	g.Expect(schedulable(g, got, node("venice-worker-0", nil, false))).To(BeTrue())
+	g.Expect(schedulable(g, got, node("liqo-naples", map[string]string{"topology.liqo.io/region": "south"}, true))).To(BeTrue())
+	g.Expect(schedulable(g, got, node("liqo-florence", map[string]string{"topology.liqo.io/region": "center"}, true))).To(BeFalse())
+}
+
+func TestLocalKeepsPodsOnPhysicalNodesWithoutToleration(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	got, _ := admit(g, pod, offloading(offloadingv1alpha1.LocalPodOffloadingStrategy, nil))
+	g.Expect(got.Spec.Tolerations).To(BeEmpty())
+	g.Expect(schedulable(g, got, node("liqo-naples", nil, true))).To(BeFalse())
+	g.Expect(schedulable(g, got, node("venice-worker-0", nil, false))).To(BeTrue())
+}
+
+func TestThePodsOwnAffinityStillHolds(t *testing.T) {
+	g := NewWithT(t)
+	ssd := corev1.NodeSelectorRequirement{Key: "disk", Operator: corev1.NodeSelectorOpIn, Values: []string{"ssd"}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}},
+		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{ssd}}}}}}}}
+	got, _ := admit(g, pod, offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, nil))
+	g.Expect(schedulable(g, got, node("liqo-naples", map[string]string{"disk": "ssd"}, true))).To(BeTrue())
+	g.Expect(schedulable(g, got, node("liqo-milan", map[string]string{"disk": "hdd"}, true))).To(BeFalse())
+}
+
+func TestPodsOfNamespacesNotOffloadedAreLeftAlone(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	_, resp := admit(g, pod, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liqo-demo"}})
+	g.Expect(resp.Allowed).To(BeTrue())
+	g.Expect(resp.Patches).To(BeEmpty())
+}
+
+func TestPodsWaitForTheNamespaceOffloadingOfALabelledNamespace(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	labelled := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liqo-demo", Labels: map[string]string{"liqo.io/scheduling-enabled": "true"}}}
+	_, resp := admit(g, pod, labelled)
+	g.Expect(resp.Allowed).To(BeFalse(), "admitted now, the pod would never get its placement")
+	g.Expect(resp.Result.Message).To(ContainSubstring(`no NamespaceOffloading named "offloading" yet`))
+}
+
+func TestAPodAlreadyPlacedIsNotPatchedAgain(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	no := offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, south())
+	once, _ := admit(g, pod, no)
+	_, resp := admit(g, once, no)
+	g.Expect(resp.Patches).To(BeEmpty(), "a reinvoked webhook changes nothing")
+}
+
+func applyPatches(g Gomega, raw []byte, resp admission.Response) []byte {
+	ops, err := json.Marshal(resp.Patches)
+	g.Expect(err).NotTo(HaveOccurred())
+	patch, err := jsonpatch.DecodePatch(ops)
+	g.Expect(err).NotTo(HaveOccurred())
+	out, err := patch.Apply(raw)
+	g.Expect(err).NotTo(HaveOccurred())
+	return out
+}
