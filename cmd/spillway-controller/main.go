@@ -5,17 +5,21 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -53,6 +57,7 @@ type options struct {
 	leaderElect                                     bool
 	probeInterval                                   time.Duration
 	failureThreshold                                int
+	kubeletPort                                     int
 	reflection                                      reflectionFlags
 	webhook                                         webhooks.Options
 }
@@ -83,6 +88,7 @@ func main() {
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	flag.DurationVar(&o.probeInterval, "virtual-node-probe-interval", virtualnode.DefaultOptions.ProbeInterval, "how often a provider's API server is checked")
 	flag.IntVar(&o.failureThreshold, "virtual-node-failure-threshold", virtualnode.DefaultOptions.FailureThreshold, "failed checks before a virtual node turns NotReady")
+	flag.IntVar(&o.kubeletPort, "virtual-kubelet-port", 10250, "port of the virtual kubelet API (logs, exec) shared by all virtual nodes, on --virtual-node-address")
 	o.reflection.bind(flag.CommandLine)
 	flag.IntVar(&o.webhook.Port, "webhook-port", 9443, "HTTPS port of the admission webhooks; 0 disables them")
 	flag.StringVar(&o.webhook.BindHost, "webhook-bind-host", "", "address the webhooks listen on (all when empty)")
@@ -128,10 +134,17 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	peers := &remote.Registry{}
+	kubeletAPI, err := newKubeletAPI(cfg, local, o)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(kubeletAPI); err != nil {
+		return err
+	}
 	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
 		Reflection:  o.reflection.config(mgr),
-		NodeAddress: o.nodeAddress, NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
-			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds}}
+		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
+			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI}}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the ForeignCluster controller: %w", err)
 	}
@@ -167,6 +180,25 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// newKubeletAPI is the kubelet API of this manager's virtual nodes. Callers
+// must present a client certificate from the cluster's CA (the one in the
+// manager's own kubeconfig), as the API server's --kubelet-client-certificate is.
+func newKubeletAPI(cfg *rest.Config, local kubernetes.Interface, o options) (*virtualnode.APIServer, error) {
+	caPEM := cfg.CAData
+	if len(caPEM) == 0 && cfg.CAFile != "" {
+		var err error
+		if caPEM, err = os.ReadFile(cfg.CAFile); err != nil {
+			return nil, fmt.Errorf("reading the cluster CA %s for the virtual kubelet API: %w", cfg.CAFile, err)
+		}
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, errors.New("the virtual kubelet API needs the cluster CA to verify the API server's kubelet client certificate: the manager's kubeconfig has none (set certificate-authority)")
+	}
+	return &virtualnode.APIServer{Addr: net.JoinHostPort(o.nodeAddress, strconv.Itoa(o.kubeletPort)), Local: local,
+		ClientCAs: pool, Hosts: []string{o.nodeAddress}}, nil
 }
 
 func envOr(key, def string) string {

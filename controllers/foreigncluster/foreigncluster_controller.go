@@ -37,7 +37,8 @@ type ForeignClusterReconciler struct {
 	Local kubernetes.Interface
 	// LocalClusterID is this cluster's identity; a provider's offer must name it.
 	LocalClusterID string
-	// NodeAddress is the address virtual nodes advertise (the manager's).
+	// NodeAddress is the address virtual nodes advertise (the manager's), and
+	// NodePort the port of its kubelet API (NodeOptions.API).
 	NodeAddress string
 	NodePort    int32
 	NodeOptions virtualnode.Options
@@ -61,6 +62,7 @@ type ForeignClusterReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch

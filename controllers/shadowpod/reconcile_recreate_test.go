@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
 
 func TestADeletedPodIsRecreatedAndCounted(t *testing.T) {
@@ -27,12 +29,14 @@ func TestADeletedPodIsRecreatedAndCounted(t *testing.T) {
 	g.Expect(recreated.Reason).To(Equal(PodRecreatedReason))
 	g.Expect(recreated.Message).To(Equal("recreated 1 time; last, pod shop-rome/web had disappeared while Running"))
 	g.Expect(got.Status.Phase).To(Equal(corev1.PodPending))
+	g.Expect(pod.Annotations).To(HaveKeyWithValue(virtualkubeletv1alpha1.RecreationsAnnotation, "1"), "the consumer counts restarts from the pod")
 
 	e.deletePod(sp)
 	_, got = e.mustReconcile(sp)
 	g.Expect(condition(got, PodRecreatedCondition).Message).To(HavePrefix("recreated 2 times;"))
 	_, exists := e.pod(sp)
 	g.Expect(exists).To(BeTrue())
+	g.Expect(e.mustPod(sp).Annotations).To(HaveKeyWithValue(virtualkubeletv1alpha1.RecreationsAnnotation, "2"))
 
 	// Further passes with the pod in place count nothing.
 	_, got = e.mustReconcile(sp)

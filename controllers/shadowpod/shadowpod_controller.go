@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
@@ -148,6 +149,10 @@ func (r *ShadowPodReconciler) reconcileMissingPod(ctx context.Context, s *scope)
 	if err != nil {
 		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", err)
 		return ctrl.Result{}, err
+	}
+	if previous != "" {
+		// The consumer reads the count from the pod it watches.
+		metav1.SetMetaDataAnnotation(&pod.ObjectMeta, virtualkubeletv1alpha1.RecreationsAnnotation, strconv.Itoa(recreations(sp)+1))
 	}
 	err = r.Create(ctx, pod, client.FieldOwner(fieldOwner))
 	switch {

@@ -38,6 +38,10 @@ func offloadingRules() []rbacv1.PolicyRule {
 		// flow back to the consumer, which watches pods per twin.
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
+		// `kubectl exec` on the consumer, relayed by its virtual kubelet: get
+		// for the WebSocket upgrade (a GET, as the provider's API server
+		// authorizes it), create for the SPDY fallback (a POST).
+		{APIGroups: []string{""}, Resources: []string{"pods/exec"}, Verbs: []string{"get", "create"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"get", "list", "watch"}},
 	}
 }

@@ -54,6 +54,7 @@ func TestReconcileCreatesTheTwin(t *testing.T) {
 		"networking.k8s.io/ingresses":       crud,
 		"/pods":                             {"get", "list", "watch"},
 		"/pods/log":                         {"get"},
+		"/pods/exec":                        {"get", "create"},
 		"/events":                           {"get", "list", "watch"},
 	}))
 

@@ -63,6 +63,8 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 	}
 	probePort, _ := c.ExtraPort(1)
 	webhookPort, _ := c.ExtraPort(webhookPortIndex)
+	// The virtual kubelet API (logs, exec); index 9 leaves 2-8 to other servers.
+	kubeletPort, _ := c.ExtraPort(9)
 	args := append([]string{filepath.Join(dir, "spillway-controller"),
 		"--kubeconfig=" + c.Kubeconfig(),
 		"--cluster-id=" + id.ClusterID, "--cluster-name=" + id.ClusterName,
@@ -73,6 +75,7 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 		// The API server dials the webhooks on loopback; each cluster keeps its certificate files apart.
 		"--webhook-port=" + strconv.Itoa(webhookPort), "--webhook-bind-host=127.0.0.1",
 		"--webhook-url=https://127.0.0.1:" + strconv.Itoa(webhookPort), "--webhook-cert-dir=" + filepath.Join(filepath.Dir(c.Kubeconfig()), "webhook-certs"),
+		"--virtual-kubelet-port=" + strconv.Itoa(kubeletPort),
 	}, extraArgs...)
 	return c.StartExtra(ctx, ManagerProcess, args, lab.HTTPReady("http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz"))
 }

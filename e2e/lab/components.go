@@ -112,6 +112,12 @@ func (c *Cluster) componentArgs(component string) ([]string, error) {
 			"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=fake",
 			"--server-address=127.0.0.1:" + strconv.Itoa(p.Kwok),
 			"--node-lease-duration-seconds=40", "--node-ip=127.0.0.1",
+			// kwok is the nodes' kubelet API: nodes advertise its port, and it
+			// speaks TLS as the API server expects of kubelets (which it does not
+			// verify here: no --kubelet-certificate-authority), so `kubectl logs`
+			// works in the lab. Any serving certificate for 127.0.0.1 does.
+			"--node-port=" + strconv.Itoa(p.Kwok),
+			"--tls-cert-file=" + filepath.Join(pki, "apiserver.crt"), "--tls-private-key-file=" + filepath.Join(pki, "apiserver.key"),
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown component %q: use one of %s", component, strings.Join(Components, ", "))
@@ -153,6 +159,32 @@ func (c *Cluster) writeKwokStages() (string, error) {
 		}
 		docs = append(docs, strings.TrimSpace(string(data)))
 	}
+	logs, err := c.writeKwokLogs()
+	if err != nil {
+		return "", err
+	}
+	docs = append(docs, logs)
 	path := c.path("kwok-stages.yaml")
 	return path, os.WriteFile(path, []byte(strings.Join(docs, "\n---\n")+"\n"), 0o644)
+}
+
+// KwokLogLine is the one line every container of a lab cluster logs, so a test
+// can tell which cluster answered `kubectl logs`.
+func KwokLogLine(cluster string) string { return "kwok on " + cluster + ": simulated container log" }
+
+// writeKwokLogs writes a CRI-format log file and the kwok ClusterLogs that
+// serves it for every container.
+func (c *Cluster) writeKwokLogs() (string, error) {
+	file := c.path("kwok-container.log")
+	line := "2026-01-01T00:00:00.000000000Z stdout F " + KwokLogLine(c.Name) + "\n"
+	if err := os.WriteFile(file, []byte(line), 0o644); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: lab-logs
+spec:
+  logs:
+  - logsFile: %q`, file), nil
 }

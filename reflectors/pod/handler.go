@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
@@ -41,6 +42,10 @@ type Handler struct {
 	LocalClusterID string
 	RemoteID       string
 	NodeIP         string
+	// RemoteConfig is the provider's REST config, for exec streams.
+	RemoteConfig *rest.Config
+	// ClusterName names the provider in error messages.
+	ClusterName string
 
 	mu      sync.Mutex
 	notify  func(*corev1.Pod)
@@ -172,7 +177,7 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 		out.ObjectMeta = metav1.ObjectMeta{Name: remotePod.Name, Namespace: localNs, Labels: withoutOriginLabels(remotePod.Labels), Annotations: remotePod.Annotations}
 		out.Spec = remotePod.Spec
 	}
-	out.Status = LocalStatus(remotePod, h.RemoteID, h.NodeIP, 0)
+	out.Status = LocalStatus(remotePod, h.RemoteID, h.NodeIP, Recreations(remotePod))
 	return out
 }
 

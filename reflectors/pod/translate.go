@@ -4,6 +4,7 @@
 package pod
 
 import (
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -151,4 +152,15 @@ func LocalStatus(remote *corev1.Pod, remoteClusterID, nodeIP string, recreations
 		st.ContainerStatuses[i].RestartCount += recreations
 	}
 	return st
+}
+
+// Recreations is how many times the provider recreated its pod, from the
+// annotation its ShadowPod controller sets; 0 when absent or unreadable, as a
+// bad count must not hide the pod's status.
+func Recreations(remote *corev1.Pod) int32 {
+	n, err := strconv.ParseInt(remote.Annotations[virtualkubeletv1alpha1.RecreationsAnnotation], 10, 32)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return int32(n)
 }

@@ -94,3 +94,14 @@ func TestLocalStatusUsesTheVirtualNodeAddressAndCountsRecreations(t *testing.T) 
 	g.Expect(st.ContainerStatuses[0].RestartCount).To(Equal(int32(3)))
 	g.Expect(remote.Status.HostIP).To(Equal("10.1.2.3"), "the provider's object is not modified")
 }
+
+func TestRecreationsReadsTheProvidersCount(t *testing.T) {
+	g := NewWithT(t)
+	pod := func(v string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"spillway.liqo.io/recreations": v}}}
+	}
+	g.Expect(Recreations(pod("3"))).To(Equal(int32(3)))
+	g.Expect(Recreations(&corev1.Pod{})).To(Equal(int32(0)), "a pod never recreated")
+	g.Expect(Recreations(pod("many"))).To(Equal(int32(0)))
+	g.Expect(Recreations(pod("-1"))).To(Equal(int32(0)))
+}

@@ -40,7 +40,8 @@ type Spec struct {
 	Capacity corev1.ResourceList
 	// KubeletVersion is shown in `kubectl get nodes`; the provider's version.
 	KubeletVersion string
-	// Address is where the virtual kubelet's HTTP API (logs, exec) listens.
+	// Address and Port are where the virtual kubelet's HTTP API (logs, exec)
+	// listens: the manager's APIServer, shared by all its nodes.
 	Address string
 	Port    int32
 }
@@ -64,6 +65,14 @@ func DesiredLabels(s Spec) map[string]string {
 // Taint is the virtual-node taint.
 func Taint() corev1.Taint {
 	return corev1.Taint{Key: TaintKey, Value: TaintValue, Effect: corev1.TaintEffectNoExecute}
+}
+
+// Addresses are where the API server reaches the node's kubelet API: the
+// manager's InternalIP only. A Hostname address would be the node's name,
+// which resolves nowhere, and the API server's default
+// --kubelet-preferred-address-types tries Hostname first.
+func Addresses(s Spec) []corev1.NodeAddress {
+	return []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: s.Address}}
 }
 
 // Health is the remote cluster's state as the probe last saw it.
@@ -94,7 +103,7 @@ func NodeFor(s Spec, h Health) *corev1.Node {
 		Status: corev1.NodeStatus{
 			Capacity: s.Capacity.DeepCopy(), Allocatable: s.Capacity.DeepCopy(),
 			Conditions:      conds,
-			Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: s.Address}, {Type: corev1.NodeHostName, Address: s.Name}},
+			Addresses:       Addresses(s),
 			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: s.Port}},
 			NodeInfo: corev1.NodeSystemInfo{KubeletVersion: s.KubeletVersion, OperatingSystem: "linux", Architecture: "amd64",
 				ContainerRuntimeVersion: "spillway://remote"},

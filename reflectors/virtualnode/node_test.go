@@ -51,3 +51,11 @@ func TestNextHealthToleratesAFewFailuresThenHealsAtOnce(t *testing.T) {
 	h = nextHealth(h, &failures, nil, 3)
 	g.Expect(h.Ready).To(BeTrue())
 }
+
+func TestNodeAdvertisesOnlyAnAddressTheAPIServerCanDial(t *testing.T) {
+	g := NewWithT(t)
+	n := NodeFor(spec(), Health{Ready: true})
+	g.Expect(n.Status.Addresses).To(ConsistOf(corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}),
+		"a Hostname address (the node name) would be dialled first by the API server and resolves nowhere")
+	g.Expect(n.Status.DaemonEndpoints.KubeletEndpoint.Port).To(Equal(int32(10250)))
+}

@@ -26,6 +26,9 @@ type Options struct {
 	LeaseDurationSeconds int32
 	// PodWorkers is the number of pods handled in parallel.
 	PodWorkers int
+	// API, when set, serves the node's containerLogs and exec: a pod handler
+	// that is also a ContainerAPI is registered there while the node runs.
+	API *APIServer
 }
 
 // DefaultOptions match the kubelet's defaults closely enough that the node
@@ -90,6 +93,9 @@ func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Pro
 			r.Stop()
 			return nil, err
 		}
+		if api, ok := pods.(ContainerAPI); ok && opts.API != nil {
+			opts.API.Register(spec.Name, api)
+		}
 		return r, nil
 	case <-r.done:
 		return nil, fmt.Errorf("virtual node %s: node controller exited before registering the node", spec.Name)
@@ -101,6 +107,12 @@ func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Pro
 
 // Stop ends heartbeating and probing; it does not delete the node.
 func (r *Runner) Stop() {
+	if r.opts.API != nil {
+		r.mu.Lock()
+		name := r.spec.Name
+		r.mu.Unlock()
+		r.opts.API.Unregister(name)
+	}
 	r.cancel()
 	<-r.done
 }

@@ -27,6 +27,8 @@ var (
 	romeC, milanC client.Client
 	romeID        framework.Identity
 	repoRoot      string
+	// baselineRSS is rome's manager VmRSS (kB) before peering.
+	baselineRSS string
 )
 
 func TestOffloading(t *testing.T) {
@@ -50,6 +52,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	romeID, err = framework.IdentityOf(repoRoot + "/clusters/rome/install")
 	Expect(err).NotTo(HaveOccurred())
+	// rome's manager alone, before any peering: the baseline of the memory
+	// figure the pod specs print.
+	Expect(framework.ApplyDir(ctx, rome, repoRoot+"/kustomize/crd")).To(Succeed())
+	Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{framework.Namespace("liqo")})).To(Succeed())
+	Expect(framework.StartManager(ctx, rome, romeID)).To(Succeed())
+	baselineRSS, _ = managerRSS(rome)
 	// Peering only: the namespaces and workloads are created by the specs.
 	peeringOnly := func(o *unstructured.Unstructured) bool {
 		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"

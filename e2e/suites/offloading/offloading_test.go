@@ -142,6 +142,8 @@ var _ = Describe("pod offloading", Ordered, func() {
 		remoteUIDs = uids(runningPods(ctx, milanC, twin, app))
 	}, SpecTimeout(2*time.Minute))
 
+	kubeletAPISpecs(ns, app, &twin)
+
 	It("keeps the same remote pods across a virtual-kubelet restart", func(ctx context.Context) {
 		Expect(framework.StartManager(ctx, rome, romeID)).To(Succeed(), "restarting rome's manager restarts its virtual kubelets")
 		Eventually(func(g Gomega) { g.Expect(framework.NodeReady(ctx, romeC, "liqo-milan")).To(Succeed()) }).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
@@ -151,11 +153,15 @@ var _ = Describe("pod offloading", Ordered, func() {
 		Eventually(func(g Gomega) { g.Expect(runningPods(ctx, romeC, ns, app)).To(HaveLen(10)) }).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	}, SpecTimeout(2*time.Minute))
 
+	restartCountSpec(ns, app, &twin)
+
 	It("removes the remote pods when the Deployment is scaled down", func(ctx context.Context) {
 		d := &appsv1.Deployment{}
 		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: app}, d)).To(Succeed())
+		base := d.DeepCopy()
 		d.Spec.Replicas = ptr.To(int32(3))
-		Expect(romeC.Update(ctx, d)).To(Succeed())
+		// A patch, not an update: the Deployment controller keeps writing status.
+		Expect(romeC.Patch(ctx, d, client.MergeFrom(base))).To(Succeed())
 		Eventually(func(g Gomega) {
 			all := &corev1.PodList{}
 			g.Expect(milanC.List(ctx, all, client.InNamespace(twin))).To(Succeed())

@@ -1,0 +1,27 @@
+package pod
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	vkapi "github.com/virtual-kubelet/virtual-kubelet/node/api"
+)
+
+func TestPodLogOptionsKeepWhatKubectlAskedFor(t *testing.T) {
+	g := NewWithT(t)
+	since := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	o := PodLogOptions("web", vkapi.ContainerLogOpts{Tail: 10, LimitBytes: 2048, Timestamps: true, Follow: true, Previous: true, SinceTime: since})
+	g.Expect(o.Container).To(Equal("web"))
+	g.Expect(*o.TailLines).To(Equal(int64(10)))
+	g.Expect(*o.LimitBytes).To(Equal(int64(2048)))
+	g.Expect(o.Timestamps && o.Follow && o.Previous).To(BeTrue())
+	g.Expect(o.SinceTime.Time).To(Equal(since))
+	g.Expect(o.SinceSeconds).To(BeNil())
+
+	none := PodLogOptions("web", vkapi.ContainerLogOpts{SinceSeconds: 30})
+	g.Expect(none.TailLines).To(BeNil(), "no tail means the whole log, not zero lines")
+	g.Expect(none.LimitBytes).To(BeNil())
+	g.Expect(*none.SinceSeconds).To(Equal(int64(30)))
+	g.Expect(none.SinceTime).To(BeNil())
+}
