@@ -142,7 +142,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
-		Reflection:  o.reflection.config(mgr),
+		Reflection: o.reflection.config(mgr), APIServerURL: o.reflection.apiServerFor(o.apiServerURL),
 		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
 			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI}}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {

@@ -68,3 +68,12 @@ func (f *reflectionFlags) config(mgr manager.Manager) *reflection.Config {
 	return &reflection.Config{Local: mgr.GetCache(), Kinds: reflectedKinds, Workers: workers, Resync: f.resync,
 		Network: network.Mode{Internal: f.internal, ReflectIPs: f.reflectIPs}, Others: others}
 }
+
+// apiServerFor is the API server address offloaded pods get: none when
+// ServiceAccount tokens are not carried to the providers.
+func (f *reflectionFlags) apiServerFor(url string) string {
+	if !f.apiServer || f.tokens <= 0 {
+		return ""
+	}
+	return url
+}

@@ -45,6 +45,10 @@ type ForeignClusterReconciler struct {
 	// Peers receives every established peering, for the offloading
 	// controller and the pod reflector; nil disables publishing.
 	Peers *remote.Registry
+	// APIServerURL is this cluster's API server as offloaded pods reach it,
+	// with the ServiceAccount tokens the reflection carries; empty when
+	// --enable-apiserver-support=false.
+	APIServerURL string
 	// Reflection copies the rest of each offloaded namespace (ConfigMaps,
 	// Secrets, Services, ...) to every peer; nil reflects only pods.
 	Reflection *reflection.Config

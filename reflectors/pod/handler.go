@@ -46,6 +46,9 @@ type Handler struct {
 	RemoteConfig *rest.Config
 	// ClusterName names the provider in error messages.
 	ClusterName string
+	// APIServerURL is this cluster's API server as offloaded pods reach it;
+	// empty keeps them off it (--enable-apiserver-support=false).
+	APIServerURL string
 
 	mu      sync.Mutex
 	notify  func(*corev1.Pod)
@@ -76,6 +79,7 @@ func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	h.clearPending(pod)
 	h.Twins.Watch(remoteNs, pod.Namespace)
 	sp := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
+	WithAPIAccess(&sp.Spec.Pod, pod, h.APIServerURL)
 	if err := h.Remote.Create(ctx, sp); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating ShadowPod %s/%s on the provider: %w", remoteNs, sp.Name, err)
 	}

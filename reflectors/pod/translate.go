@@ -4,16 +4,19 @@
 package pod
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/network"
+	"github.com/spillway-dev/spillway/reflectors/serviceaccount"
 )
 
 // OriginNamespaceLabel records, on the ShadowPod and its pod, the consumer
@@ -163,4 +166,51 @@ func Recreations(remote *corev1.Pod) int32 {
 		return 0
 	}
 	return int32(n)
+}
+
+// WithAPIAccess gives the remote pod spec what the consumer's
+// ServiceAccount admission gave the local pod: its token (the Secret the
+// serviceaccount reflector keeps in the twin) mounted where the local token
+// was, and the consumer's API server as the in-cluster address, so client
+// libraries talk home. Nothing changes for a pod that mounts no token, or
+// when apiServerURL is empty (--enable-apiserver-support=false).
+func WithAPIAccess(spec *corev1.PodSpec, local *corev1.Pod, apiServerURL string) {
+	u, err := url.Parse(apiServerURL)
+	if apiServerURL == "" || err != nil || u.Hostname() == "" {
+		return
+	}
+	volume := ""
+	for _, v := range local.Spec.Volumes {
+		if strings.HasPrefix(v.Name, apiAccessVolumePrefix) {
+			volume = v.Name
+		}
+	}
+	if volume == "" {
+		return
+	}
+	sa := local.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	// The provider must not mount its own token over the consumer's.
+	spec.AutomountServiceAccountToken = ptr.To(false)
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+		SecretName: serviceaccount.SecretName(sa), DefaultMode: ptr.To(int32(0o644))}}})
+	port := u.Port()
+	if port == "" {
+		port = "443"
+	}
+	env := []corev1.EnvVar{{Name: "KUBERNETES_SERVICE_HOST", Value: u.Hostname()}, {Name: "KUBERNETES_SERVICE_PORT", Value: port}}
+	restore := func(remote []corev1.Container, original []corev1.Container) {
+		for i := range remote {
+			for _, m := range original[i].VolumeMounts {
+				if m.Name == volume {
+					remote[i].VolumeMounts = append(remote[i].VolumeMounts, m)
+				}
+			}
+			remote[i].Env = append(remote[i].Env, env...)
+		}
+	}
+	restore(spec.InitContainers, local.Spec.InitContainers)
+	restore(spec.Containers, local.Spec.Containers)
 }

@@ -66,6 +66,10 @@ var _ = Describe("seed scenario: offloading with policies", func() {
 		review, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(review.Status.UserInfo.Username).To(Equal("system:serviceaccount:" + ns + ":default"))
+		// ...and naples' pods mount it in place of naples' own token.
+		for _, p := range runningPods(ctx, Default, naplesC, ns, "web") {
+			Expect(p.Spec.Volumes).To(ContainElement(HaveField("VolumeSource.Secret.SecretName", "liqo-sa-token-default")))
+		}
 	}, SpecTimeout(3*time.Minute))
 })
 

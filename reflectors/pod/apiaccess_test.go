@@ -1,0 +1,45 @@
+package pod
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func podWithToken() *corev1.Pod {
+	mount := corev1.VolumeMount{Name: "kube-api-access-x7k2", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true}
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "liqo-demo"}, Spec: corev1.PodSpec{
+		ServiceAccountName: "builder",
+		Volumes:            []corev1.Volume{{Name: "kube-api-access-x7k2", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{}}}},
+		Containers:         []corev1.Container{{Name: "web", VolumeMounts: []corev1.VolumeMount{mount}}},
+	}}
+}
+
+func TestWithAPIAccessMountsTheCarriedTokenWhereTheLocalOneWas(t *testing.T) {
+	g := NewWithT(t)
+	local := podWithToken()
+	spec := RemotePodSpec(local)
+	g.Expect(spec.Volumes).To(BeEmpty(), "the consumer's projected token means nothing on the provider")
+	WithAPIAccess(&spec, local, "https://api.rome.example.com:6443")
+	g.Expect(spec.Volumes).To(ConsistOf(HaveField("VolumeSource.Secret.SecretName", "liqo-sa-token-builder")))
+	g.Expect(spec.Containers[0].VolumeMounts).To(Equal(local.Spec.Containers[0].VolumeMounts))
+	g.Expect(spec.AutomountServiceAccountToken).To(HaveValue(BeFalse()), "the provider's token would shadow the consumer's")
+	g.Expect(spec.Containers[0].Env).To(ConsistOf(
+		corev1.EnvVar{Name: "KUBERNETES_SERVICE_HOST", Value: "api.rome.example.com"},
+		corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: "6443"}))
+}
+
+func TestWithAPIAccessLeavesPodsWithoutTokenAndDisabledSupportAlone(t *testing.T) {
+	g := NewWithT(t)
+	local := podWithToken()
+	spec := RemotePodSpec(local)
+	WithAPIAccess(&spec, local, "")
+	g.Expect(spec.Volumes).To(BeEmpty(), "--enable-apiserver-support=false")
+	noToken := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web"}}}}
+	spec = RemotePodSpec(noToken)
+	WithAPIAccess(&spec, noToken, "https://api.rome.example.com:6443")
+	g.Expect(spec.Volumes).To(BeEmpty())
+	g.Expect(spec.Containers[0].Env).To(BeEmpty())
+}
