@@ -217,7 +217,7 @@ func TestInstallBase(t *testing.T) {
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
 	}
-	g.Expect(ports).To(Equal(map[string]int32{"metrics": 8080, "health": 8081, "webhook": 9443}), "the webhook Service targets the port by name")
+	g.Expect(ports).To(Equal(map[string]int32{"metrics": 8080, "health": 8081, "webhook": 9443, "kubelet": 10250}), "Services and the API server reach the ports by name")
 	g.Expect(c.LivenessProbe.HTTPGet.Port.String()).To(Equal("health"))
 	g.Expect(c.SecurityContext.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()))
 	g.Expect(c.SecurityContext.AllowPrivilegeEscalation).To(HaveValue(BeFalse()))
