@@ -71,6 +71,9 @@ func (r *Reflector) Start(ctx context.Context) error {
 		return nil
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
+	// Both series exist from the start, so a dashboard sees 0, not nothing.
+	errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Add(0)
+	itemCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Add(0)
 	objects, err := r.watch(ctx, r.kind.New(), toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    r.enqueueObject,
 		UpdateFunc: func(_, o any) { r.enqueueObject(o) },

@@ -4,6 +4,9 @@ package reflection_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -66,6 +69,20 @@ var _ = Describe("configuration reflection", Ordered, func() {
 		rootCA := &corev1.ConfigMap{}
 		Expect(naplesC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kube-root-ca.crt"}, rootCA)).To(Succeed())
 		Expect(rootCA.Labels).NotTo(HaveKey("liqo.io/origin-cluster-id"))
+	}, SpecTimeout(time.Minute))
+
+	It("counts the reflected objects in the seed's metrics", func(ctx context.Context) {
+		port, err := venice.ExtraPort(0) // framework.StartManager's metrics port
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) {
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+			g.Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(string(body)).To(MatchRegexp(`liqo_virtual_kubelet_reflection_item_counter\{remote_cluster_id="%s",resource="secret"\} [1-9]`, naplesID.ClusterID))
+			g.Expect(string(body)).To(ContainSubstring("liqo_virtual_kubelet_reflection_error_counter"))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	}, SpecTimeout(time.Minute))
 })
 
