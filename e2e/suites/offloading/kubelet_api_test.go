@@ -128,7 +128,9 @@ var _ = Describe("a pod forced onto a virtual node", func() {
 			g.Expect(pod.Status.Phase).To(Equal(corev1.PodPending))
 			g.Expect(pod.Status.Reason).To(Equal(podreflector.ReasonOffloadingBackOff))
 			g.Expect(pod.Status.Message).To(ContainSubstring("NamespaceOffloading"))
-		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+			// Right after the API server outage spec, the virtual kubelet's
+			// watches may still be in client-go's reconnect back-off (up to 30 s).
+		}).WithContext(ctx).WithTimeout(90 * time.Second).Should(Succeed())
 		Consistently(func(g Gomega) {
 			sps := &virtualkubeletv1alpha1.ShadowPodList{}
 			g.Expect(milanC.List(ctx, sps)).To(Succeed())
@@ -139,7 +141,7 @@ var _ = Describe("a pod forced onto a virtual node", func() {
 			g.Expect(pod.Status.Reason).To(Equal(podreflector.ReasonOffloadingBackOff))
 		}).WithContext(ctx).WithTimeout(6 * time.Second).WithPolling(time.Second).Should(Succeed())
 		Expect(romeC.Delete(ctx, pod)).To(Succeed())
-	}, SpecTimeout(time.Minute))
+	}, SpecTimeout(3*time.Minute))
 })
 
 // restartCountSpec deletes one provider pod and expects the recreation to show
