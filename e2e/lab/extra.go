@@ -56,6 +56,18 @@ func (c *Cluster) ExtraRunning(name string) bool {
 	return c.state.Processes[name].Alive()
 }
 
+// ExtraPID returns the pid of a live StartExtra process, so a benchmark can read
+// its memory from /proc/<pid>/status.
+func (c *Cluster) ExtraPID(name string) (int, error) {
+	c.lab.mu.Lock()
+	defer c.lab.mu.Unlock()
+	p := c.state.Processes[name]
+	if !p.Alive() {
+		return 0, fmt.Errorf("cluster %q: no %s process is running: start it with StartExtra", c.Name, name)
+	}
+	return p.PID, nil
+}
+
 // HTTPReady returns a readiness check for a plain-HTTP endpoint on loopback.
 func HTTPReady(url string) func(context.Context) error {
 	return func(ctx context.Context) error { return httpOK(ctx, httpClient, url) }
