@@ -45,15 +45,15 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	r := Result{Pods: n}
 	var err error
 	fmt.Fprintf(b.log, "bench: %d pods, vanilla\n", n)
-	if r.Vanilla, err = b.measure(ctx, b.path(Vanilla), n, nil); err != nil {
+	if r.Vanilla, r.VanillaCPU, err = b.measure(ctx, b.path(Vanilla), n, nil); err != nil {
 		return r, err
 	}
 	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet)\n", n)
 	if err := framework.StartManager(ctx, b.Rome, b.romeID); err != nil {
 		return r, err
 	}
-	r.Offloaded, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
-		pid, err := b.Rome.ExtraPID(framework.ManagerProcess)
+	r.Offloaded, r.OffloadedCPU, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
+		pid, err := b.Rome.PID(framework.ManagerProcess)
 		if err != nil {
 			return err
 		}
@@ -68,31 +68,40 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	return r, err
 }
 
-// measure warms the path up, runs n pods through it and deletes them.
+// measure warms the path up, runs n pods through it and deletes them. It
+// returns what the creator saw and the CPU every lab process used meanwhile.
 // probe, if set, is called just before the measured pods and once they run.
-func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bool) error) (Sample, error) {
+func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bool) error) (Sample, CPU, error) {
 	if err := b.warmUp(ctx, p, n); err != nil {
-		return Sample{}, err
+		return Sample{}, nil, err
 	}
 	if probe != nil {
 		if err := probe(true); err != nil {
-			return Sample{}, err
+			return Sample{}, nil, err
 		}
+	}
+	cpuBefore, err := readCPU(b.Rome, b.Milan)
+	if err != nil {
+		return Sample{}, nil, err
 	}
 	run := fmt.Sprintf("%s-%d", p.mode, n)
 	creation := time.Duration(float64(n) / b.Config.CreatorQPS * float64(time.Second))
 	c := b.creator(p.cs, creation+10*time.Minute)
 	s, err := c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, n))
 	if err != nil {
-		return s, err
+		return s, nil, err
+	}
+	cpuAfter, err := readCPU(b.Rome, b.Milan)
+	if err != nil {
+		return s, nil, err
 	}
 	if probe != nil {
 		if err := probe(false); err != nil {
-			return s, err
+			return s, nil, err
 		}
 	}
 	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(s.Latencies), s.Unfinished, s.Wall.Round(time.Millisecond))
-	return s, b.cleanup(ctx, p, run, n)
+	return s, cpuAfter.Since(cpuBefore), b.cleanup(ctx, p, run, n)
 }
 
 func (b *Bench) warmUp(ctx context.Context, p path, n int) error {

@@ -3,6 +3,7 @@ package podbench
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -18,6 +19,9 @@ type Result struct {
 	// Kubelet is the memory of the consumer's manager process, which runs the
 	// virtual kubelets: before the batch (fresh process) and after it.
 	KubeletBefore, KubeletAfter Memory
+	// VanillaCPU and OffloadedCPU are what each lab process used from the
+	// first create to the last pod Running.
+	VanillaCPU, OffloadedCPU CPU
 }
 
 // Report is everything a run measured, as written to JSON.
@@ -39,6 +43,8 @@ type ReportedRun struct {
 	// Ratios are offloaded/vanilla for p50, p90, p99, max and wall; null when
 	// a side did not finish.
 	Ratios map[string]*float64 `json:"ratios"`
+	// CPUSeconds is what each lab process used during the batch, by path.
+	CPUSeconds map[Mode]map[string]float64 `json:"cpuSeconds"`
 	// VirtualKubelet is the consumer's manager, in MiB.
 	VirtualKubelet struct {
 		BeforeMiB  float64 `json:"rssBeforeMiB"`
@@ -94,9 +100,18 @@ func Reported(r Result) ReportedRun {
 	out := ReportedRun{Pods: r.Pods, Vanilla: reported(r.Vanilla), Offloaded: reported(r.Offloaded), Ratios: map[string]*float64{
 		"p50": ratio(o.P50, v.P50), "p90": ratio(o.P90, v.P90), "p99": ratio(o.P99, v.P99), "max": ratio(o.Max, v.Max), "wall": ratio(o.Wall, v.Wall),
 	}}
+	out.CPUSeconds = map[Mode]map[string]float64{Vanilla: cpuSeconds(r.VanillaCPU), Offloaded: cpuSeconds(r.OffloadedCPU)}
 	out.VirtualKubelet.BeforeMiB = float64(r.KubeletBefore.Current) / mib
 	out.VirtualKubelet.PeakMiB = float64(r.KubeletAfter.Peak) / mib
 	out.VirtualKubelet.CurrentMiB = float64(r.KubeletAfter.Current) / mib
+	return out
+}
+
+func cpuSeconds(c CPU) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range c {
+		out[k] = v.Seconds()
+	}
 	return out
 }
 
@@ -104,14 +119,15 @@ func Reported(r Result) ReportedRun {
 // then the ratios and the virtual kubelet's memory.
 func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pods\tpath\tp50\tp90\tp99\tmax\twall\tunfinished\tVK peak RSS\t")
+	fmt.Fprintln(tw, "pods\tpath\tp50\tp90\tp99\tmax\twall\tunfinished\tlab CPU\tVK peak RSS\t")
 	for _, r := range results {
 		v, o := Summarize(r.Vanilla), Summarize(r.Offloaded)
-		fmt.Fprintf(tw, "%d\tvanilla\t%s\t%s\t%s\t%s\t%s\t%d\t-\t\n", r.Pods, dur(v.P50), dur(v.P90), dur(v.P99), dur(v.Max), dur(v.Wall), v.Unfinished)
-		fmt.Fprintf(tw, "%d\toffloaded\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f MiB\t\n", r.Pods, dur(o.P50), dur(o.P90), dur(o.P99), dur(o.Max), dur(o.Wall), o.Unfinished,
-			float64(r.KubeletAfter.Peak)/mib)
-		fmt.Fprintf(tw, "%d\toffloaded/vanilla\t%s\t%s\t%s\t%s\t%s\t\t\t\n", r.Pods,
-			times(Ratio(o.P50, v.P50)), times(Ratio(o.P90, v.P90)), times(Ratio(o.P99, v.P99)), times(Ratio(o.Max, v.Max)), times(Ratio(o.Wall, v.Wall)))
+		vc, oc := r.VanillaCPU.Total(), r.OffloadedCPU.Total()
+		fmt.Fprintf(tw, "%d\tvanilla\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t-\t\n", r.Pods, dur(v.P50), dur(v.P90), dur(v.P99), dur(v.Max), dur(v.Wall), v.Unfinished, dur(vc))
+		fmt.Fprintf(tw, "%d\toffloaded\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.0f MiB\t\n", r.Pods, dur(o.P50), dur(o.P90), dur(o.P99), dur(o.Max), dur(o.Wall), o.Unfinished,
+			dur(oc), float64(r.KubeletAfter.Peak)/mib)
+		fmt.Fprintf(tw, "%d\toffloaded/vanilla\t%s\t%s\t%s\t%s\t%s\t\t%s\t\t\n", r.Pods,
+			times(Ratio(o.P50, v.P50)), times(Ratio(o.P90, v.P90)), times(Ratio(o.P99, v.P99)), times(Ratio(o.Max, v.Max)), times(Ratio(o.Wall, v.Wall)), times(Ratio(oc, vc)))
 	}
 	return tw.Flush()
 }
@@ -132,4 +148,32 @@ func times(r float64) string {
 		return "n/a"
 	}
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", r), "0"), ".") + "×"
+}
+
+// WriteCPUTable prints the CPU seconds each lab process used during each
+// batch, by path: where an offloaded pod's extra cost goes.
+func WriteCPUTable(w io.Writer, results []Result) error {
+	names := map[string]bool{}
+	for _, r := range results {
+		for k := range r.VanillaCPU {
+			names[k] = true
+		}
+		for k := range r.OffloadedCPU {
+			names[k] = true
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "CPU seconds\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%d vanilla\t%d offloaded\t", r.Pods, r.Pods)
+	}
+	fmt.Fprintln(tw)
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		fmt.Fprintf(tw, "%s\t", k)
+		for _, r := range results {
+			fmt.Fprintf(tw, "%.1f\t%.1f\t", r.VanillaCPU[k].Seconds(), r.OffloadedCPU[k].Seconds())
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }

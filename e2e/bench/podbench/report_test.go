@@ -18,6 +18,8 @@ func result() Result {
 		Vanilla:       Sample{Latencies: ms100(100), Wall: 2 * time.Second},
 		Offloaded:     Sample{Latencies: scaled(ms100(99), 2), Unfinished: 1, Wall: 5 * time.Second},
 		KubeletBefore: Memory{Current: 40 * mib}, KubeletAfter: Memory{Peak: 60 * mib, Current: 55 * mib},
+		VanillaCPU:   CPU{"milan/kube-apiserver": 2 * time.Second},
+		OffloadedCPU: CPU{"milan/kube-apiserver": 3 * time.Second, "rome/spillway-controller": 3 * time.Second},
 	}
 }
 
@@ -34,9 +36,19 @@ func TestTableShowsBothPathsTheRatiosAndTheRSS(t *testing.T) {
 	g.Expect(WriteTable(&b, []Result{result()})).To(Succeed())
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	g.Expect(lines).To(HaveLen(4))
-	g.Expect(strings.Fields(lines[1])).To(Equal([]string{"100", "vanilla", "50ms", "90ms", "99ms", "100ms", "2s", "0", "-"}))
-	g.Expect(strings.Fields(lines[2])).To(Equal([]string{"100", "offloaded", "100ms", "180ms", "198ms", "unfinished", "5s", "1", "60", "MiB"}))
-	g.Expect(strings.Fields(lines[3])).To(Equal([]string{"100", "offloaded/vanilla", "2×", "2×", "2×", "n/a", "2.5×"}))
+	g.Expect(strings.Fields(lines[1])).To(Equal([]string{"100", "vanilla", "50ms", "90ms", "99ms", "100ms", "2s", "0", "2s", "-"}))
+	g.Expect(strings.Fields(lines[2])).To(Equal([]string{"100", "offloaded", "100ms", "180ms", "198ms", "unfinished", "5s", "1", "6s", "60", "MiB"}))
+	g.Expect(strings.Fields(lines[3])).To(Equal([]string{"100", "offloaded/vanilla", "2×", "2×", "2×", "n/a", "2.5×", "3×"}))
+}
+
+func TestCPUTableHasOneRowPerProcess(t *testing.T) {
+	g := NewWithT(t)
+	var b strings.Builder
+	g.Expect(WriteCPUTable(&b, []Result{result()})).To(Succeed())
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	g.Expect(lines).To(HaveLen(3))
+	g.Expect(strings.Fields(lines[1])).To(Equal([]string{"milan/kube-apiserver", "2.0", "3.0"}))
+	g.Expect(strings.Fields(lines[2])).To(Equal([]string{"rome/spillway-controller", "0.0", "3.0"}))
 }
 
 func TestJSONReportsMillisecondsAndNullForUnfinished(t *testing.T) {
@@ -53,6 +65,7 @@ func TestJSONReportsMillisecondsAndNullForUnfinished(t *testing.T) {
 	g.Expect(got["ratios"]).To(HaveKeyWithValue("p50", 2.0))
 	g.Expect(got["ratios"]).To(HaveKeyWithValue("max", BeNil()))
 	g.Expect(got["virtualKubelet"]).To(HaveKeyWithValue("peakRSSMiB", 60.0))
+	g.Expect(got["cpuSeconds"]).To(HaveKeyWithValue("offloaded", HaveKeyWithValue("rome/spillway-controller", 3.0)))
 }
 
 func TestPlotIsWellFormedSVGWithOneCurvePerPathAndBatch(t *testing.T) {

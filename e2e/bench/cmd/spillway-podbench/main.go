@@ -81,6 +81,10 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 	if err := podbench.WriteTable(&table, results); err != nil {
 		return err
 	}
+	table.WriteString("\n")
+	if err := podbench.WriteCPUTable(&table, results); err != nil {
+		return err
+	}
 	fmt.Print("\n" + table.String() + "\n")
 	data, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
