@@ -10,11 +10,11 @@ import (
 
 // Plot geometry, in SVG user units.
 const (
-	panelW, panelH = 420, 300
+	panelW, panelH = 420, 320
 	marginL        = 56
 	marginR        = 16
 	marginT        = 40
-	marginB        = 64
+	marginB        = 84
 )
 
 // series colours: vanilla blue, offloaded orange, p99 line grey.
