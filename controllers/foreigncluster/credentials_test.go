@@ -47,6 +47,19 @@ func TestCredentialsFromKeys(t *testing.T) {
 	g.Expect(c.namespace).To(Equal("liqo-tenant-rome"))
 }
 
+func TestCredentialsRaiseTheClientRateLimit(t *testing.T) {
+	for _, data := range []map[string]string{
+		{"kubeconfig": kubeconfig},
+		{"server": "https://milan:6443", "token": "t", "namespace": "liqo-tenant-rome"},
+	} {
+		g := NewWithT(t)
+		c, err := credentialsFromSecret(secret(data))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(c.config.QPS).To(Equal(float32(remoteQPS)), "not client-go's default of 5")
+		g.Expect(c.config.Burst).To(Equal(remoteBurst))
+	}
+}
+
 func TestCredentialsFingerprintFollowsContent(t *testing.T) {
 	g := NewWithT(t)
 	a, _ := credentialsFromSecret(secret(map[string]string{"server": "https://m", "token": "t1", "namespace": "n"}))

@@ -59,6 +59,10 @@ func (c *Cluster) ServiceCIDR() string { return c.state.CIDRs.Service }
 // Spec is what the cluster was started with.
 func (c *Cluster) Spec() ClusterSpec { return c.state.Spec }
 
+// ClientQPS is the client rate limit the cluster's controller-manager and
+// scheduler run with.
+func (c *Cluster) ClientQPS() ClientQPS { return c.state.QPS }
+
 // Ports are the cluster's loopback ports.
 func (c *Cluster) Ports() Ports { return c.state.Ports }
 

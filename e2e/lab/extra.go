@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -54,6 +55,25 @@ func (c *Cluster) ExtraRunning(name string) bool {
 	c.lab.mu.Lock()
 	defer c.lab.mu.Unlock()
 	return c.state.Processes[name].Alive()
+}
+
+// PID returns the pid of a live process of the cluster, a component or a
+// StartExtra process, so a benchmark can read its memory and CPU in /proc.
+func (c *Cluster) PID(name string) (int, error) {
+	c.lab.mu.Lock()
+	defer c.lab.mu.Unlock()
+	p := c.state.Processes[name]
+	if !p.Alive() {
+		return 0, fmt.Errorf("cluster %q: no %s process is running", c.Name, name)
+	}
+	return p.PID, nil
+}
+
+// ProcessNames lists the cluster's recorded processes, components and extras, sorted.
+func (c *Cluster) ProcessNames() []string {
+	c.lab.mu.Lock()
+	defer c.lab.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.state.Processes))
 }
 
 // HTTPReady returns a readiness check for a plain-HTTP endpoint on loopback.

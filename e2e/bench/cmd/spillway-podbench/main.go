@@ -1,0 +1,100 @@
+// Command spillway-podbench offloads N pods through one virtual node (rome →
+// milan) and creates the same N pods directly in milan, in one run on one lab,
+// and reports create → Running percentiles, wall time, the ratios and the
+// virtual kubelet's peak RSS. Run by `make bench`, never in CI:
+//
+//	go run ./e2e/bench/cmd/spillway-podbench
+//
+// SPILLWAY_BENCH_PODS="100 1000 10000" sets the batch sizes, SPILLWAY_BENCH_QPS
+// the creation rate (both sides), SPILLWAY_BENCH_LAB_QPS the controller-manager's
+// and scheduler's client QPS (both clusters). Results go to bench/results/pods.*.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spillway-dev/spillway/e2e/bench/podbench"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "spillway-podbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := podbench.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	root, err := lab.RepoRoot()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	report := podbench.Report{StartedAt: time.Now().UTC(), CreatorQPS: cfg.CreatorQPS, Workers: cfg.CreatorWorkers,
+		LabQPS: cfg.LabQPS.QPS, LabBurst: cfg.LabQPS.Burst, Provider: podbench.ProviderSpec("milan", cfg.Counts)}
+	fmt.Printf("bench: pods %v, created at %g/s on both sides; controller-manager and scheduler at QPS %d (burst %d) on both clusters; provider %s\n",
+		cfg.Counts, cfg.CreatorQPS, cfg.LabQPS.QPS, cfg.LabQPS.Burst, report.Provider)
+	b, err := podbench.Setup(ctx, root, cfg, os.Stderr)
+	defer func() {
+		if err := b.Down(); err != nil {
+			fmt.Fprintln(os.Stderr, "spillway-podbench: stopping the lab:", err)
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	var results []podbench.Result
+	for _, n := range cfg.Counts {
+		r, err := b.RunBatch(ctx, n)
+		if err != nil {
+			return fmt.Errorf("batch of %d pods: %w", n, err)
+		}
+		results = append(results, r)
+		report.Runs = append(report.Runs, podbench.Reported(r))
+		// Written after every batch, so a long run interrupted later keeps what it measured.
+		if err := write(filepath.Join(root, "bench", "results"), report, results); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write prints the table and writes pods.txt, pods.json and pods.svg.
+func write(dir string, report podbench.Report, results []podbench.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var table strings.Builder
+	if err := podbench.WriteTable(&table, results); err != nil {
+		return err
+	}
+	table.WriteString("\n")
+	if err := podbench.WriteCPUTable(&table, results); err != nil {
+		return err
+	}
+	fmt.Print("\n" + table.String() + "\n")
+	data, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		return err
+	}
+	for name, content := range map[string][]byte{"pods.txt": []byte(table.String()), "pods.json": data, "pods.svg": []byte(podbench.PlotCDF(results))} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("bench: wrote %s/pods.{txt,json,svg}\n", dir)
+	return nil
+}

@@ -1,0 +1,157 @@
+package podbench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/e2e/framework"
+)
+
+// warmUpPods go through a path before it is measured, so the first measured
+// pod does not pay for cold caches, a fresh virtual kubelet's start, or a twin
+// namespace's first watch.
+const warmUpPods = 5
+
+// path is where a creator creates pods.
+type path struct {
+	mode Mode
+	cs   kubernetes.Interface
+	ns   string
+}
+
+func (b *Bench) path(m Mode) path {
+	if m == Offloaded {
+		return path{mode: m, cs: b.romeCS, ns: OffloadedNamespace}
+	}
+	return path{mode: m, cs: b.milanCS, ns: VanillaNamespace}
+}
+
+func (b *Bench) creator(cs kubernetes.Interface, timeout time.Duration) Creator {
+	return Creator{Client: cs, QPS: b.Config.CreatorQPS, Workers: b.Config.CreatorWorkers, Timeout: timeout}
+}
+
+// RunBatch measures n pods vanilla, then n pods offloaded through a freshly
+// restarted virtual kubelet (so its peak RSS is this batch's), cleaning up after
+// each.
+func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
+	r := Result{Pods: n}
+	var err error
+	fmt.Fprintf(b.log, "bench: %d pods, vanilla\n", n)
+	if r.Vanilla, r.VanillaCPU, err = b.measure(ctx, b.path(Vanilla), n, nil); err != nil {
+		return r, err
+	}
+	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet)\n", n)
+	if err := framework.StartManager(ctx, b.Rome, b.romeID); err != nil {
+		return r, err
+	}
+	r.Offloaded, r.OffloadedCPU, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
+		pid, err := b.Rome.PID(framework.ManagerProcess)
+		if err != nil {
+			return err
+		}
+		m, err := ReadMemory(pid)
+		if before {
+			r.KubeletBefore = m
+		} else {
+			r.KubeletAfter = m
+		}
+		return err
+	})
+	return r, err
+}
+
+// measure warms the path up, runs n pods through it and deletes them. It
+// returns what the creator saw and the CPU every lab process used meanwhile.
+// probe, if set, is called just before the measured pods and once they run.
+func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bool) error) (Sample, CPU, error) {
+	if err := b.warmUp(ctx, p, n); err != nil {
+		return Sample{}, nil, err
+	}
+	if probe != nil {
+		if err := probe(true); err != nil {
+			return Sample{}, nil, err
+		}
+	}
+	cpuBefore, err := readCPU(b.Rome, b.Milan)
+	if err != nil {
+		return Sample{}, nil, err
+	}
+	run := fmt.Sprintf("%s-%d", p.mode, n)
+	creation := time.Duration(float64(n) / b.Config.CreatorQPS * float64(time.Second))
+	c := b.creator(p.cs, creation+10*time.Minute)
+	s, err := c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, n))
+	if err != nil {
+		return s, nil, err
+	}
+	cpuAfter, err := readCPU(b.Rome, b.Milan)
+	if err != nil {
+		return s, nil, err
+	}
+	if probe != nil {
+		if err := probe(false); err != nil {
+			return s, nil, err
+		}
+	}
+	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(s.Latencies), s.Unfinished, s.Wall.Round(time.Millisecond))
+	return s, cpuAfter.Since(cpuBefore), b.cleanup(ctx, p, run, n)
+}
+
+func (b *Bench) warmUp(ctx context.Context, p path, n int) error {
+	run := fmt.Sprintf("warmup-%s-%d", p.mode, n)
+	c := b.creator(p.cs, 2*time.Minute)
+	s, err := c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, warmUpPods))
+	if err == nil && s.Unfinished > 0 {
+		err = fmt.Errorf("warming up the %s path: %d of %d pods in namespace %s not Running after 2m: see the lab logs in %s", p.mode, s.Unfinished, warmUpPods, p.ns, b.Lab.Dir())
+	}
+	if err != nil {
+		return err
+	}
+	return b.cleanup(ctx, p, run, warmUpPods)
+}
+
+// cleanup deletes a run's pods at once and waits until none is left where
+// they were created nor, for offloaded pods, in milan's twin namespace.
+func (b *Bench) cleanup(ctx context.Context, p path, run string, n int) error {
+	sel := metav1.ListOptions{LabelSelector: RunLabel + "=" + run}
+	if err := p.cs.CoreV1().Pods(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}, sel); err != nil {
+		return fmt.Errorf("deleting the pods of run %s in namespace %s: %w", run, p.ns, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute+time.Duration(n)*200*time.Millisecond)
+	defer cancel()
+	return framework.Poll(wctx, func(ctx context.Context) error {
+		left, err := p.cs.CoreV1().Pods(p.ns).List(ctx, sel)
+		if err != nil {
+			return err
+		}
+		if len(left.Items) > 0 {
+			return fmt.Errorf("%d pods of run %s left in namespace %s", len(left.Items), run, p.ns)
+		}
+		if p.mode != Offloaded {
+			return nil
+		}
+		return b.twinEmpty(ctx)
+	})
+}
+
+func (b *Bench) twinEmpty(ctx context.Context) error {
+	pods := &corev1.PodList{}
+	if err := b.milanC.List(ctx, pods, client.InNamespace(b.twin)); err != nil {
+		return err
+	}
+	shadows := &virtualkubeletv1alpha1.ShadowPodList{}
+	if err := b.milanC.List(ctx, shadows, client.InNamespace(b.twin)); err != nil {
+		return err
+	}
+	if len(pods.Items)+len(shadows.Items) > 0 {
+		return fmt.Errorf("%d pods and %d ShadowPods left in milan's twin namespace %s", len(pods.Items), len(shadows.Items), b.twin)
+	}
+	return nil
+}

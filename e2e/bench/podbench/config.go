@@ -1,0 +1,97 @@
+package podbench
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+// Environment variables that configure the benchmark.
+const (
+	EnvPods    = "SPILLWAY_BENCH_PODS"
+	EnvQPS     = "SPILLWAY_BENCH_QPS"
+	EnvLabQPS  = "SPILLWAY_BENCH_LAB_QPS"
+	EnvWorkers = "SPILLWAY_BENCH_WORKERS"
+)
+
+// Config is one benchmark run's settings.
+type Config struct {
+	// Counts are the batch sizes, each run vanilla then offloaded.
+	Counts []int
+	// CreatorQPS is the creation rate, identical on both sides.
+	CreatorQPS float64
+	// CreatorWorkers send creates in parallel.
+	CreatorWorkers int
+	// LabQPS is the client rate limit of both clusters' controller-manager and
+	// scheduler.
+	LabQPS lab.ClientQPS
+}
+
+// DefaultConfig: 100 and 1 000 pods created at 50 per second, on a lab whose
+// components run at the lab's default QPS.
+var DefaultConfig = Config{Counts: []int{100, 1000}, CreatorQPS: 50, CreatorWorkers: 8, LabQPS: lab.DefaultClientQPS}
+
+// ConfigFromEnv overrides DefaultConfig with the environment, read by getenv.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := DefaultConfig
+	c.Counts = slices.Clone(c.Counts)
+	if v := getenv(EnvPods); v != "" {
+		counts, err := parseCounts(v)
+		if err != nil {
+			return c, fmt.Errorf("%s=%q: %w; example: %s=\"100 1000 10000\"", EnvPods, v, err, EnvPods)
+		}
+		c.Counts = counts
+	}
+	if v := getenv(EnvQPS); v != "" {
+		qps, err := strconv.ParseFloat(v, 64)
+		if err != nil || qps <= 0 {
+			return c, fmt.Errorf("%s=%q: want a positive number of pods created per second", EnvQPS, v)
+		}
+		c.CreatorQPS = qps
+	}
+	if v := getenv(EnvLabQPS); v != "" {
+		qps, err := strconv.Atoi(v)
+		if err != nil || qps <= 0 {
+			return c, fmt.Errorf("%s=%q: want a positive integer, the controller-manager's and scheduler's client QPS", EnvLabQPS, v)
+		}
+		c.LabQPS = lab.ClientQPS{QPS: qps, Burst: 2 * qps}
+	}
+	if v := getenv(EnvWorkers); v != "" {
+		w, err := strconv.Atoi(v)
+		if err != nil || w <= 0 {
+			return c, fmt.Errorf("%s=%q: want a positive integer, the creator's parallel requests", EnvWorkers, v)
+		}
+		c.CreatorWorkers = w
+	}
+	return c, nil
+}
+
+func parseCounts(v string) ([]int, error) {
+	var out []int
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive pod count", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no pod count given")
+	}
+	return out, nil
+}
+
+// providerNodes is how many kwok nodes the provider gets.
+const providerNodes = 4
+
+// ProviderSpec sizes the provider for the largest batch. Its offer to the
+// consumer is 90 % of its free pods, and offloaded pods use them up while they
+// run, so the provider holds 2.5 times the largest batch: the virtual node never
+// runs out of room before the last pod is scheduled.
+func ProviderSpec(name string, counts []int) string {
+	podsPerNode := max((slices.Max(counts)*5/2+providerNodes-1)/providerNodes, 110)
+	return fmt.Sprintf("%s:nodes=%d,cpu=64,memory=256Gi,pods=%d", name, providerNodes, podsPerNode)
+}

@@ -1,0 +1,54 @@
+package podbench
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigDefaultsTo100And1000Pods(t *testing.T) {
+	g := NewWithT(t)
+	c, err := ConfigFromEnv(env(nil))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Counts).To(Equal([]int{100, 1000}))
+	g.Expect(c.LabQPS).To(Equal(lab.DefaultClientQPS))
+	g.Expect(c.CreatorQPS).To(BeNumerically(">", 0))
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	g := NewWithT(t)
+	c, err := ConfigFromEnv(env(map[string]string{EnvPods: "100, 1000 10000", EnvQPS: "25", EnvLabQPS: "50", EnvWorkers: "4"}))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Counts).To(Equal([]int{100, 1000, 10000}))
+	g.Expect(c.CreatorQPS).To(Equal(25.0))
+	g.Expect(c.LabQPS).To(Equal(lab.ClientQPS{QPS: 50, Burst: 100}))
+	g.Expect(c.CreatorWorkers).To(Equal(4))
+	g.Expect(DefaultConfig.Counts).To(Equal([]int{100, 1000}), "the defaults are not modified")
+}
+
+func TestConfigErrorsNameTheVariable(t *testing.T) {
+	for k, v := range map[string]string{EnvPods: "100 lots", EnvQPS: "-1", EnvLabQPS: "fast", EnvWorkers: "0"} {
+		_, err := ConfigFromEnv(env(map[string]string{k: v}))
+		NewWithT(t).Expect(err).To(MatchError(ContainSubstring(k)), k)
+	}
+	_, err := ConfigFromEnv(env(map[string]string{EnvPods: " , "}))
+	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("no pod count")))
+}
+
+func TestProviderHoldsTwoAndAHalfTimesTheLargestBatch(t *testing.T) {
+	g := NewWithT(t)
+	for _, counts := range [][]int{{100}, {100, 1000}, {10000, 100}} {
+		spec, err := lab.ParseClusterSpec(ProviderSpec("milan", counts))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(spec.Name).To(Equal("milan"))
+		perNode := resource.MustParse(spec.Capacity["pods"])
+		largest := max(counts[0], counts[len(counts)-1])
+		g.Expect(perNode.Value()*int64(spec.Nodes)).To(BeNumerically(">=", int64(largest)*5/2), "counts %v", counts)
+		g.Expect(perNode.Value()).To(BeNumerically(">=", 110))
+	}
+}

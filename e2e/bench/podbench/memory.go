@@ -1,0 +1,57 @@
+package podbench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Memory is a process's resident set, in bytes.
+type Memory struct {
+	// Peak is VmHWM, the high-water mark since the process started.
+	Peak int64
+	// Current is VmRSS.
+	Current int64
+}
+
+// ReadMemory reads the memory of a process from /proc/<pid>/status.
+func ReadMemory(pid int) (Memory, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Memory{}, err
+	}
+	return ParseStatus(string(data))
+}
+
+// ParseStatus extracts VmHWM and VmRSS from the text of /proc/<pid>/status.
+func ParseStatus(status string) (Memory, error) {
+	var m Memory
+	var found int
+	sc := bufio.NewScanner(strings.NewReader(status))
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok || (key != "VmHWM" && key != "VmRSS") {
+			continue
+		}
+		fields := strings.Fields(value)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return Memory{}, fmt.Errorf("/proc status line %q: want \"<n> kB\"", sc.Text())
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return Memory{}, fmt.Errorf("/proc status line %q: %w", sc.Text(), err)
+		}
+		if key == "VmHWM" {
+			m.Peak = kb * 1024
+		} else {
+			m.Current = kb * 1024
+		}
+		found++
+	}
+	if found != 2 {
+		return Memory{}, fmt.Errorf("/proc status has no VmHWM and VmRSS lines (a kernel thread, or not Linux)")
+	}
+	return m, nil
+}

@@ -1,0 +1,38 @@
+package podbench
+
+import (
+	"os"
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+const status = `Name:	spillway-contro
+VmPeak:	 2000000 kB
+VmHWM:	   81234 kB
+VmRSS:	   65432 kB
+Threads:	12
+`
+
+func TestParseStatusReadsPeakAndCurrentRSS(t *testing.T) {
+	g := NewWithT(t)
+	m, err := ParseStatus(status)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(m).To(Equal(Memory{Peak: 81234 * 1024, Current: 65432 * 1024}))
+}
+
+func TestParseStatusRejectsWhatItCannotRead(t *testing.T) {
+	g := NewWithT(t)
+	_, err := ParseStatus("Name:\tkthreadd\nThreads:\t1\n")
+	g.Expect(err).To(MatchError(ContainSubstring("no VmHWM")))
+	_, err = ParseStatus("VmHWM:\t12 MB\nVmRSS:\t1 kB\n")
+	g.Expect(err).To(MatchError(ContainSubstring(`want "<n> kB"`)))
+}
+
+func TestReadMemoryOfThisProcess(t *testing.T) {
+	g := NewWithT(t)
+	m, err := ReadMemory(os.Getpid())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(m.Current).To(BeNumerically(">", 0))
+	g.Expect(m.Peak).To(BeNumerically(">=", m.Current))
+}

@@ -1,0 +1,100 @@
+package podbench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Plot geometry, in SVG user units.
+const (
+	panelW, panelH = 420, 320
+	marginL        = 56
+	marginR        = 16
+	marginT        = 40
+	marginB        = 84
+)
+
+// series colours: vanilla blue, offloaded orange, p99 line grey.
+var colour = map[Mode]string{Vanilla: "#1f77b4", Offloaded: "#ff7f0e"}
+
+// PlotCDF draws one panel per batch size: the fraction of pods Running against
+// time since their create, vanilla and offloaded on the same axes, with their
+// p99 marked. Unfinished pods keep a curve below 1.
+func PlotCDF(results []Result) string {
+	var b strings.Builder
+	w := panelW * max(len(results), 1)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, panelH, w, panelH)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, panelH)
+	for i, r := range results {
+		fmt.Fprintf(&b, `<g transform="translate(%d,0)">`+"\n", i*panelW)
+		panel(&b, r)
+		b.WriteString("</g>\n")
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+func panel(b *strings.Builder, r Result) {
+	xMax := niceCeil(seconds(max(slices.Max(append(slices.Clone(r.Vanilla.Latencies), 0)), slices.Max(append(slices.Clone(r.Offloaded.Latencies), 0)))))
+	plotW, plotH := float64(panelW-marginL-marginR), float64(panelH-marginT-marginB)
+	x := func(s float64) float64 { return marginL + s/xMax*plotW }
+	y := func(f float64) float64 { return marginT + (1-f)*plotH }
+	fmt.Fprintf(b, `<text x="%d" y="20" font-weight="bold">%d pods: create → Running, as seen by the creator</text>`+"\n", marginL, r.Pods)
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`+"\n", marginL, marginT, plotW, plotH)
+	for i := 0; i <= 4; i++ {
+		s, f := xMax*float64(i)/4, float64(i)/4
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s), y(0)+16, trimFloat(s))
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x(0)-6, y(f)+4, trimFloat(f))
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/>`+"\n", x(0), y(f), x(xMax), y(f))
+	}
+	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">seconds</text>`+"\n", x(xMax/2), y(0)+32)
+	for j, side := range []struct {
+		mode Mode
+		s    Sample
+	}{{Vanilla, r.Vanilla}, {Offloaded, r.Offloaded}} {
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", colour[side.mode], cdfPoints(side.s, x, y))
+		sum := Summarize(side.s)
+		label := fmt.Sprintf("%s  p99 %s", side.mode, dur(sum.P99))
+		if sum.P99 != Unknown {
+			fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="4 3"/>`+"\n", x(seconds(sum.P99)), y(0), x(seconds(sum.P99)), y(0.99), colour[side.mode])
+		}
+		ly := panelH - 12 - 14*(1-j)
+		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s</text>`+"\n",
+			marginL, ly-4, marginL+20, ly-4, colour[side.mode], marginL+26, ly, label)
+	}
+}
+
+// cdfPoints is the step curve of a sample: after the k-th fastest pod, k/n are Running.
+func cdfPoints(s Sample, x func(float64) float64, y func(float64) float64) string {
+	sorted := slices.Clone(s.Latencies)
+	slices.Sort(sorted)
+	n := float64(len(sorted) + s.Unfinished)
+	pts := []string{fmt.Sprintf("%.1f,%.1f", x(0), y(0))}
+	for k, l := range sorted {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(seconds(l)), y(float64(k)/n), x(seconds(l)), y(float64(k+1)/n)))
+	}
+	return strings.Join(pts, " ")
+}
+
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// niceCeil rounds up to 1, 2 or 5 times a power of ten, so axis ticks read well.
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 4, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+func trimFloat(v float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
+}

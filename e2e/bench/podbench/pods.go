@@ -1,0 +1,53 @@
+package podbench
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+// Mode is the path the pods take.
+type Mode string
+
+const (
+	// Vanilla pods are created directly in the provider.
+	Vanilla Mode = "vanilla"
+	// Offloaded pods are created in the consumer and run in the provider
+	// through the virtual node.
+	Offloaded Mode = "offloaded"
+)
+
+// RunLabel selects the pods of one run.
+const RunLabel = "bench.spillway.dev/run"
+
+// Pods returns n identical bare pods for one run. Offloaded pods carry what the
+// pod webhook will add (issue 5): the virtual-node toleration and a required
+// affinity to virtual nodes, so none lands on the consumer's own nodes.
+func Pods(mode Mode, run string, n int) []*corev1.Pod {
+	out := make([]*corev1.Pod, n)
+	for i := range out {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%05d", run, i), Labels: map[string]string{RunLabel: run}},
+			Spec: corev1.PodSpec{
+				// Cleanup between runs is not measured; no need to wait.
+				TerminationGracePeriodSeconds: ptr.To(int64(0)),
+				Containers:                    []corev1.Container{{Name: "web", Image: "nginx"}},
+			},
+		}
+		if mode == Offloaded {
+			p.Spec.Tolerations = []corev1.Toleration{policies.VirtualNodeToleration()}
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{
+					Key: discoveryv1alpha1.TypeLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{discoveryv1alpha1.TypeVirtualNode},
+				}}}},
+			}}}
+		}
+		out[i] = p
+	}
+	return out
+}

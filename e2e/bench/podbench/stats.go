@@ -1,0 +1,76 @@
+// Package podbench measures how long pods take from creation to Running when
+// offloaded through a Spillway virtual node, against the same pods created
+// directly in the provider ("vanilla"), in one run on one lab. It is run by
+// `make bench` (hack/bench.sh), never in CI.
+package podbench
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Sample is what one creator observed for one batch of pods.
+type Sample struct {
+	// Latencies are create → Running for the pods seen Running, in any order.
+	Latencies []time.Duration
+	// Unfinished pods were not seen Running before the deadline (or failed to
+	// be created); they rank above every latency.
+	Unfinished int
+	// Wall is from the first create to the last pod seen Running.
+	Wall time.Duration
+}
+
+// Summary is the table row of one Sample.
+type Summary struct {
+	Pods       int
+	Unfinished int
+	P50        time.Duration
+	P90        time.Duration
+	P99        time.Duration
+	Max        time.Duration
+	Wall       time.Duration
+}
+
+// Unknown marks a percentile that falls among unfinished pods.
+const Unknown = time.Duration(math.MaxInt64)
+
+// Percentile returns the nearest-rank q-quantile (0 < q ≤ 1) of sorted
+// latencies followed by unfinished pods, or Unknown when it falls among the
+// unfinished ones. Nearest rank, not interpolation: the value is one a pod
+// actually took, and p99 of 100 pods is the slowest but one.
+func Percentile(sorted []time.Duration, unfinished int, q float64) time.Duration {
+	n := len(sorted) + unfinished
+	if n == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(q * float64(n)))
+	rank = min(max(rank, 1), n)
+	if rank > len(sorted) {
+		return Unknown
+	}
+	return sorted[rank-1]
+}
+
+// Summarize computes the percentiles of a sample.
+func Summarize(s Sample) Summary {
+	sorted := slices.Clone(s.Latencies)
+	slices.Sort(sorted)
+	return Summary{
+		Pods:       len(sorted) + s.Unfinished,
+		Unfinished: s.Unfinished,
+		P50:        Percentile(sorted, s.Unfinished, 0.50),
+		P90:        Percentile(sorted, s.Unfinished, 0.90),
+		P99:        Percentile(sorted, s.Unfinished, 0.99),
+		Max:        Percentile(sorted, s.Unfinished, 1),
+		Wall:       s.Wall,
+	}
+}
+
+// Ratio is offloaded/vanilla, NaN when either side is unknown or vanilla is 0.
+func Ratio(offloaded, vanilla time.Duration) float64 {
+	if offloaded == Unknown || vanilla == Unknown || vanilla <= 0 {
+		return math.NaN()
+	}
+	return float64(offloaded) / float64(vanilla)
+}

@@ -1,0 +1,52 @@
+package podbench
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+func ms100(n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		// Reverse order: Summarize must sort.
+		out[i] = time.Duration(n-i) * time.Millisecond
+	}
+	return out
+}
+
+func TestPercentilesAreNearestRank(t *testing.T) {
+	g := NewWithT(t)
+	s := Summarize(Sample{Latencies: ms100(100), Wall: 3 * time.Second})
+	g.Expect(s.Pods).To(Equal(100))
+	g.Expect(s.P50).To(Equal(50 * time.Millisecond))
+	g.Expect(s.P90).To(Equal(90 * time.Millisecond))
+	g.Expect(s.P99).To(Equal(99 * time.Millisecond))
+	g.Expect(s.Max).To(Equal(100 * time.Millisecond))
+	g.Expect(s.Wall).To(Equal(3 * time.Second))
+}
+
+func TestUnfinishedPodsRankAboveEveryLatency(t *testing.T) {
+	g := NewWithT(t)
+	s := Summarize(Sample{Latencies: ms100(98), Unfinished: 2})
+	g.Expect(s.Pods).To(Equal(100))
+	g.Expect(s.P90).To(Equal(90 * time.Millisecond))
+	g.Expect(s.P99).To(Equal(Unknown), "the 99th pod never ran")
+	g.Expect(s.Max).To(Equal(Unknown))
+}
+
+func TestPercentileOfOnePod(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(Percentile([]time.Duration{time.Second}, 0, 0.5)).To(Equal(time.Second))
+	g.Expect(Percentile(nil, 0, 0.99)).To(Equal(time.Duration(0)))
+}
+
+func TestRatioIsUndefinedWhenASideDidNotFinish(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(Ratio(3*time.Second, 2*time.Second)).To(BeNumerically("~", 1.5, 1e-9))
+	g.Expect(math.IsNaN(Ratio(Unknown, time.Second))).To(BeTrue())
+	g.Expect(math.IsNaN(Ratio(time.Second, Unknown))).To(BeTrue())
+	g.Expect(math.IsNaN(Ratio(time.Second, 0))).To(BeTrue())
+}
