@@ -6,7 +6,10 @@
 #   node against the same N pods created in the provider, on one lab.
 #   SPILLWAY_BENCH_PODS="100 1000 10000" sets N (default "100 1000"),
 #   SPILLWAY_BENCH_QPS the creation rate on both sides (default 50/s).
-# Results: bench/results/ (network-throughput.txt, pods.txt, pods.json, pods.svg).
+# - reflection latency (issue 5): N ConfigMaps, then N EndpointSlices, updated
+#   once; each update timed until a watcher of the consumer sees it (vanilla)
+#   and until the provider's copy shows it. SPILLWAY_BENCH_OBJECTS sets N (1000).
+# Results: bench/results/ (network-throughput.txt, pods.*, reflection.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hack/deps.sh
@@ -17,3 +20,5 @@ echo "bench: network throughput (SPILLWAY_BENCH_SECONDS=${SPILLWAY_BENCH_SECONDS
 go test -count=1 -tags bench -run TestThroughput -v ./e2e/suites/network/ | tee bench/results/network-throughput.txt
 echo "bench: pod offloading vs vanilla (SPILLWAY_BENCH_PODS=\"${SPILLWAY_BENCH_PODS:-100 1000}\")"
 go run ./e2e/bench/cmd/spillway-podbench
+echo "bench: reflection latency vs a local watch (SPILLWAY_BENCH_OBJECTS=${SPILLWAY_BENCH_OBJECTS:-1000} ConfigMaps, then EndpointSlices)"
+go run ./e2e/bench/cmd/spillway-reflectbench

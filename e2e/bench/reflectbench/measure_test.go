@@ -1,0 +1,35 @@
+package reflectbench
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestWatcherRecordsTheFirstSightingAtTheRevisionOnly(t *testing.T) {
+	g := NewWithT(t)
+	w := newWatcher("1", 2)
+	old, cur := configMap("ns", 0), configMap("ns", 0)
+	cur.SetAnnotations(map[string]string{RevisionAnnotation: "1"})
+	w.observe(old)
+	g.Expect(w.seen).To(BeEmpty(), "an older revision is not the update")
+	w.observe(cur)
+	first := w.seen[name(0)]
+	w.observe(cur)
+	g.Expect(w.seen[name(0)]).To(Equal(first), "a later event does not move the first sighting")
+	other := endpointSlice("ns", 1)
+	other.SetAnnotations(map[string]string{RevisionAnnotation: "1"})
+	w.observe(other)
+	g.Eventually(w.done).Should(BeClosed())
+}
+
+func TestSampleCountsUnseenObjectsAsUnfinished(t *testing.T) {
+	g := NewWithT(t)
+	t0 := time.Now()
+	w := newWatcher("1", 2)
+	w.seen[name(0)] = t0.Add(40 * time.Millisecond)
+	s := sample(map[string]time.Time{name(0): t0, name(1): t0.Add(time.Millisecond)}, w)
+	g.Expect(s.Latencies).To(Equal([]time.Duration{40 * time.Millisecond}))
+	g.Expect(s.Unfinished).To(Equal(1))
+}

@@ -1,0 +1,84 @@
+package reflectbench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spillway-dev/spillway/e2e/bench/podbench"
+)
+
+// Table prints one row per kind: the local watcher's (vanilla) and the
+// copy's percentiles, and their ratio.
+func Table(w io.Writer, batches []Batch) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tobjects\tvanilla p50\tvanilla p99\treflected p50\treflected p99\tp50 ×\tp99 ×\tunfinished\t")
+	for _, b := range batches {
+		v, r := podbench.Summarize(b.Vanilla), podbench.Summarize(b.Reflected)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t\n", b.Kind, b.Objects, ms(v.P50), ms(v.P99), ms(r.P50), ms(r.P99),
+			podbench.Ratio(r.P50, v.P50), podbench.Ratio(r.P99, v.P99), r.Unfinished)
+	}
+	_ = tw.Flush()
+}
+
+func ms(d time.Duration) string {
+	if d == podbench.Unknown {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+// Reported is a batch in the JSON report, in milliseconds.
+type Reported struct {
+	Kind         string  `json:"kind"`
+	Objects      int     `json:"objects"`
+	VanillaP50   float64 `json:"vanillaP50Ms"`
+	VanillaP99   float64 `json:"vanillaP99Ms"`
+	ReflectedP50 float64 `json:"reflectedP50Ms"`
+	ReflectedP99 float64 `json:"reflectedP99Ms"`
+	Unfinished   int     `json:"unfinished"`
+}
+
+// Report is the JSON form of a batch.
+func Report(b Batch) Reported {
+	v, r := podbench.Summarize(b.Vanilla), podbench.Summarize(b.Reflected)
+	f := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return Reported{Kind: b.Kind, Objects: b.Objects, VanillaP50: f(v.P50), VanillaP99: f(v.P99), ReflectedP50: f(r.P50), ReflectedP99: f(r.P99), Unfinished: r.Unfinished}
+}
+
+// Plot draws p50 and p99 bars, vanilla and reflected, per kind, as SVG.
+func Plot(batches []Batch) string {
+	const barW, gap, h, top, bottom = 28, 70, 260, 30, 40
+	maxMs := 1.0
+	for _, b := range batches {
+		for _, s := range []podbench.Summary{podbench.Summarize(b.Vanilla), podbench.Summarize(b.Reflected)} {
+			if s.P99 != podbench.Unknown {
+				maxMs = max(maxMs, float64(s.P99)/float64(time.Millisecond))
+			}
+		}
+	}
+	width := 60 + len(batches)*(4*barW+gap)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", width, h+top+bottom)
+	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="white"/><text x="10" y="18">update → seen, ms (vanilla: a watcher of rome; reflected: the copy on milan)</text>`+"\n")
+	colours := []string{"#9ecae1", "#1f77b4", "#fdae6b", "#ff7f0e"}
+	for i, b := range batches {
+		v, r := podbench.Summarize(b.Vanilla), podbench.Summarize(b.Reflected)
+		x0 := 50 + i*(4*barW+gap)
+		for j, d := range []time.Duration{v.P50, v.P99, r.P50, r.P99} {
+			val := 0.0
+			if d != podbench.Unknown {
+				val = float64(d) / float64(time.Millisecond)
+			}
+			bh := int(val / maxMs * h)
+			fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/><text x="%d" y="%d" font-size="9">%.0f</text>`+"\n",
+				x0+j*barW, top+h-bh, barW-4, bh, colours[j], x0+j*barW, top+h-bh-3, val)
+		}
+		fmt.Fprintf(&sb, `<text x="%d" y="%d">%s (%d)</text>`+"\n", x0, top+h+16, b.Kind, b.Objects)
+		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="9">p50 p99 | p50 p99</text>`+"\n", x0, top+h+30)
+	}
+	sb.WriteString("</svg>\n")
+	return sb.String()
+}
