@@ -25,13 +25,18 @@ func (m Mode) NeedsGateway() bool { return m.Internal }
 // remoteClusterID's pod network: the remapped address in internal mode, ip
 // itself in external mode, and nothing (ok false) when IPs are not reflected.
 func (m Mode) ReflectIP(remoteClusterID, ip string) (reflected string, ok bool) {
+	return m.reflect(remoteClusterID, ip, MapRemoteIP)
+}
+
+// reflect applies the mode to ip, with mapIP as the internal-mode mapping.
+func (m Mode) reflect(remoteClusterID, ip string, mapIP func(remoteClusterID, ip string) string) (string, bool) {
 	switch {
 	case !m.ReflectIPs || ip == "":
 		return "", false
 	case !m.Internal:
 		return ip, true
 	default:
-		return MapRemoteIP(remoteClusterID, ip), true
+		return mapIP(remoteClusterID, ip), true
 	}
 }
 

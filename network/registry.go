@@ -119,12 +119,5 @@ func MapLocalIP(remoteClusterID, ip string) string {
 // ip, an address of this cluster: the peer's view in internal mode, ip itself
 // in external mode, nothing (ok false) when IPs are not reflected.
 func (m Mode) ReflectLocalIP(remoteClusterID, ip string) (reflected string, ok bool) {
-	switch {
-	case !m.ReflectIPs || ip == "":
-		return "", false
-	case !m.Internal:
-		return ip, true
-	default:
-		return MapLocalIP(remoteClusterID, ip), true
-	}
+	return m.reflect(remoteClusterID, ip, MapLocalIP)
 }
