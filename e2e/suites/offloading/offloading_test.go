@@ -183,7 +183,17 @@ var _ = Describe("pod offloading", Ordered, func() {
 			g.Expect(all.Items).To(HaveLen(3), "no duplicates on milan")
 		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 		Expect(uids(runningPods(ctx, milanC, twin, app))).To(Equal(remoteUIDs))
-	}, SpecTimeout(3*time.Minute))
+
+		// The manager is back at work, not only its pods: a namespace offloaded
+		// after the outage is extended. Its watches reconnect with client-go's
+		// back-off (up to 30 s), which every later spec would otherwise inherit.
+		back := time.Now()
+		offload(ctx, "after-outage", offloadingv1alpha1.EnforceSameNameMappingStrategy, nil)
+		Eventually(func(g Gomega) {
+			g.Expect(offloadingOf(ctx, g, "after-outage").Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("a namespace offloaded after the outage was Ready %s later\n", time.Since(back).Round(100*time.Millisecond))
+	}, SpecTimeout(5*time.Minute))
 
 })
 
