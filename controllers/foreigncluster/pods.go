@@ -28,6 +28,9 @@ var remoteScheme = func() *runtime.Scheme {
 // pendingRetry is how often pods waiting for their namespace are retried.
 const pendingRetry = 3 * time.Second
 
+// orphanSweep is how often ShadowPods whose local pod vanished are collected.
+const orphanSweep = 10 * time.Second
+
 // podHandler builds the pod side of a peering's virtual kubelet.
 func (r *ForeignClusterReconciler) podHandler(fc *discoveryv1alpha1.ForeignCluster, pe *peer, provider kubernetes.Interface) (*podreflector.Handler, error) {
 	cfg := pe.config
@@ -44,6 +47,7 @@ func (r *ForeignClusterReconciler) podHandler(fc *discoveryv1alpha1.ForeignClust
 	ctx, cancel := context.WithCancel(context.Background())
 	pe.cancelPods = cancel
 	go h.RetryPending(ctx, pendingRetry)
+	go h.CollectOrphans(ctx, r.Client, r.Local.CoreV1(), orphanSweep)
 	if r.Reflection != nil {
 		// The rest of each offloaded namespace follows its pods.
 		set, err := r.Reflection.Start(ctx, reflection.Peer{LocalClusterID: r.LocalClusterID, RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID,

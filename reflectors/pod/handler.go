@@ -11,7 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
@@ -269,6 +271,41 @@ func (h *Handler) RetryPending(ctx context.Context, interval time.Duration) {
 		h.mu.Unlock()
 		for _, p := range pods {
 			_ = h.CreatePod(ctx, p)
+		}
+	}
+}
+
+// CollectOrphans deletes, every interval, the ShadowPods whose local pod is
+// gone. virtual-kubelet force-deletes a local pod without calling DeletePod
+// when it is deleted while none of its containers runs, and sweeps such
+// leftovers only once, at start; without this the provider's pod would run on
+// for good and its twin namespace could never be removed. A pod counts as gone
+// only when the cache misses it and the local API server confirms: an error
+// (an outage) leaves everything as it is.
+func (h *Handler) CollectOrphans(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, rp := range h.Twins.List() {
+			if !rp.pod.DeletionTimestamp.IsZero() || h.pendingPod(rp.localNamespace, rp.pod.Name) != nil {
+				continue
+			}
+			key := client.ObjectKey{Namespace: rp.localNamespace, Name: rp.pod.Name}
+			if err := cache.Get(ctx, key, &corev1.Pod{}); !apierrors.IsNotFound(err) {
+				continue
+			}
+			if _, err := local.Pods(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				continue
+			}
+			sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: rp.pod.Name, Namespace: rp.pod.Namespace}}
+			if err := h.Remote.Delete(ctx, sp); client.IgnoreNotFound(err) == nil {
+				ctrl.Log.WithName("virtualnode").Info("deleted the ShadowPod of a pod gone locally", "pod", key.String(), "provider", h.ClusterName)
+			}
 		}
 	}
 }

@@ -1,0 +1,78 @@
+package pod
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+)
+
+func TestCollectOrphansDeletesOnlyShadowPodsWhoseLocalPodIsGone(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	remotePod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
+			Labels: map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}}}
+	}
+	shadow := func(name string) *virtualkubeletv1alpha1.ShadowPod {
+		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name}}
+	}
+	provider := kubefake.NewClientset(remotePod("alive"), remotePod("orphan"))
+	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadow("alive"), shadow("orphan")).Build()
+	alive := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "alive"}}
+	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(alive).Build()
+	localAPI := kubefake.NewClientset(alive)
+
+	h := &Handler{Remote: remote, Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
+	h.Twins.Watch("demo-rome", "demo")
+	defer h.Twins.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.CollectOrphans(ctx, localCache, localAPI.CoreV1(), 10*time.Millisecond)
+
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "orphan"}, &virtualkubeletv1alpha1.ShadowPod{}))
+	}).WithTimeout(5 * time.Second).Should(BeTrue(), "the local pod of orphan is gone")
+	g.Consistently(func() error {
+		return remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "alive"}, &virtualkubeletv1alpha1.ShadowPod{})
+	}).WithTimeout(200 * time.Millisecond).Should(Succeed())
+}
+
+func TestCollectOrphansDeletesNothingWhileTheLocalAPIServerFails(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	provider := kubefake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: "web",
+		Labels: map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}}})
+	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(&virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: "web"}}).Build()
+	down := kubefake.NewClientset()
+	down.PrependReactor("get", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("rome's API server is down")
+	})
+	h := &Handler{Remote: remote, Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
+	h.Twins.Watch("demo-rome", "demo")
+	defer h.Twins.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.CollectOrphans(ctx, fake.NewClientBuilder().WithScheme(s).Build(), down.CoreV1(), 10*time.Millisecond)
+	g.Consistently(func() error {
+		return remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "web"}, &virtualkubeletv1alpha1.ShadowPod{})
+	}).WithTimeout(300 * time.Millisecond).Should(Succeed(), "a broken consumer never deletes remote workloads")
+}
