@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -48,7 +48,7 @@ func TestCollectOrphansDeletesOnlyShadowPodsWhoseLocalPodIsGone(t *testing.T) {
 
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "orphan"}, &virtualkubeletv1alpha1.ShadowPod{}))
-	}).WithTimeout(5 * time.Second).Should(BeTrue(), "the local pod of orphan is gone")
+	}).WithTimeout(5*time.Second).Should(BeTrue(), "the local pod of orphan is gone")
 	g.Consistently(func() error {
 		return remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "alive"}, &virtualkubeletv1alpha1.ShadowPod{})
 	}).WithTimeout(200 * time.Millisecond).Should(Succeed())
@@ -74,5 +74,5 @@ func TestCollectOrphansDeletesNothingWhileTheLocalAPIServerFails(t *testing.T) {
 	go h.CollectOrphans(ctx, fake.NewClientBuilder().WithScheme(s).Build(), down.CoreV1(), 10*time.Millisecond)
 	g.Consistently(func() error {
 		return remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "web"}, &virtualkubeletv1alpha1.ShadowPod{})
-	}).WithTimeout(300 * time.Millisecond).Should(Succeed(), "a broken consumer never deletes remote workloads")
+	}).WithTimeout(300*time.Millisecond).Should(Succeed(), "a broken consumer never deletes remote workloads")
 }
