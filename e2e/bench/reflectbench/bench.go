@@ -49,19 +49,12 @@ func Setup(ctx context.Context, root string, cfg Config, log io.Writer) (*Bench,
 	if _, err := framework.Binaries(); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(root, ".lab-e2e", "bench-reflection")
-	if err := lab.DownDir(dir); err != nil {
-		return nil, err
-	}
-	specs, err := lab.ParseClusterSpecs("rome milan:nodes=2,cpu=8,memory=32Gi")
+	// The same lab start as the e2e suites: <root>/.lab-e2e/bench-reflection,
+	// cleared first.
+	l, err := lab.StartForSuite(ctx, "bench-reflection", PortBase, lab.MustSpecs("rome milan:nodes=2,cpu=8,memory=32Gi"), false)
 	if err != nil {
 		return nil, err
 	}
-	l, err := lab.Up(ctx, lab.Options{Dir: dir, PortBase: PortBase, Out: log}, specs)
-	if err != nil {
-		return nil, err
-	}
-	l.Close()
 	b := &Bench{cfg: cfg, lab: l, log: log}
 	rome, _ := l.Cluster("rome")
 	milan, _ := l.Cluster("milan")
