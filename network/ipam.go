@@ -108,6 +108,37 @@ func (a *IPAM) Allocate(remoteClusterID string, remotePodCIDR netip.Prefix) (Map
 	return m, nil
 }
 
+// AllocatePreferring is Allocate, but keeps preferred (an earlier run's
+// remap, recorded by the caller) when it is still a free same-sized CIDR of a
+// pool, so that a restarted manager does not move a peer's addresses.
+func (a *IPAM) AllocatePreferring(remoteClusterID string, remotePodCIDR, preferred netip.Prefix) (Mapping, error) {
+	if !preferred.IsValid() || !remotePodCIDR.IsValid() || preferred.Bits() != remotePodCIDR.Bits() {
+		return a.Allocate(remoteClusterID, remotePodCIDR)
+	}
+	a.mu.Lock()
+	used := a.usedExcept(remoteClusterID)
+	_, clashes := overlapsAny(remotePodCIDR.Masked(), used)
+	_, taken := overlapsAny(preferred.Masked(), append(used, remotePodCIDR.Masked()))
+	if clashes && !taken && a.inPool(preferred) {
+		m := Mapping{RemoteClusterID: remoteClusterID, Remote: remotePodCIDR.Masked(), Local: preferred.Masked()}
+		a.remotes[remoteClusterID] = m
+		a.registry.Set(m)
+		a.mu.Unlock()
+		return m, nil
+	}
+	a.mu.Unlock()
+	return a.Allocate(remoteClusterID, remotePodCIDR)
+}
+
+func (a *IPAM) inPool(p netip.Prefix) bool {
+	for _, pool := range a.cfg.Pools {
+		if pool.Bits() <= p.Bits() && pool.Contains(p.Addr()) {
+			return true
+		}
+	}
+	return false
+}
+
 // Release forgets remoteClusterID's mapping, freeing its remapped CIDR.
 func (a *IPAM) Release(remoteClusterID string) {
 	a.mu.Lock()

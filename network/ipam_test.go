@@ -136,3 +136,31 @@ func TestAllocateRejectsBadInput(t *testing.T) {
 	_, err = a.Allocate("milan", netip.Prefix{})
 	g.Expect(err).To(MatchError(ContainSubstring(`remote cluster "milan" is not a valid CIDR`)))
 }
+
+func TestAllocatePreferringKeepsAnEarlierRemapAndRefusesATakenOne(t *testing.T) {
+	local := netip.MustParsePrefix("10.244.0.0/16")
+	ipam, err := NewIPAM(IPAMConfig{LocalPodCIDR: local}, NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := netip.MustParsePrefix("10.212.0.0/16")
+	m, err := ipam.AllocatePreferring("b", local, earlier)
+	if err != nil || m.Local != earlier {
+		t.Fatalf("AllocatePreferring(b, preferred %s) = %v, %v; want the preferred remap kept", earlier, m, err)
+	}
+	// c prefers the same CIDR, which b now holds: it must get another one.
+	m2, err := ipam.AllocatePreferring("c", local, earlier)
+	if err != nil || m2.Local == earlier || !m2.Remapped() {
+		t.Fatalf("AllocatePreferring(c, taken %s) = %v, %v; want a different remap", earlier, m2, err)
+	}
+	// A remote that clashes with nothing is never remapped, whatever was preferred.
+	m3, err := ipam.AllocatePreferring("d", netip.MustParsePrefix("10.50.0.0/16"), netip.MustParsePrefix("10.213.0.0/16"))
+	if err != nil || m3.Remapped() {
+		t.Fatalf("AllocatePreferring(d, no clash) = %v, %v; want the identity", m3, err)
+	}
+	// A preferred CIDR outside every pool is ignored.
+	m4, err := ipam.AllocatePreferring("e", local, netip.MustParsePrefix("192.168.0.0/16"))
+	if err != nil || !m4.Remapped() || m4.Local.Addr().As4()[0] != 10 {
+		t.Fatalf("AllocatePreferring(e, outside the pools) = %v, %v; want a pool CIDR", m4, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -36,6 +38,8 @@ import (
 	"github.com/spillway-dev/spillway/controllers/resourceoffer"
 	"github.com/spillway-dev/spillway/controllers/shadowpod"
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
+	"github.com/spillway-dev/spillway/network/fabric"
+	"github.com/spillway-dev/spillway/network/gateway"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 	"github.com/spillway-dev/spillway/webhooks"
@@ -60,6 +64,7 @@ type options struct {
 	kubeletPort                                     int
 	reflection                                      reflectionFlags
 	webhook                                         webhooks.Options
+	fabric                                          fabricFlags
 }
 
 func (o options) validate() error {
@@ -90,6 +95,7 @@ func main() {
 	flag.IntVar(&o.failureThreshold, "virtual-node-failure-threshold", virtualnode.DefaultOptions.FailureThreshold, "failed checks before a virtual node turns NotReady")
 	flag.IntVar(&o.kubeletPort, "virtual-kubelet-port", 10250, "port of the virtual kubelet API (logs, exec) shared by all virtual nodes, on --virtual-node-address")
 	o.reflection.bind(flag.CommandLine)
+	o.fabric.bind(flag.CommandLine)
 	flag.IntVar(&o.webhook.Port, "webhook-port", 9443, "HTTPS port of the admission webhooks; 0 disables them")
 	flag.StringVar(&o.webhook.BindHost, "webhook-bind-host", "", "address the webhooks listen on (all when empty)")
 	flag.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "spillway-webhook"), "where the serving certificate is written")
@@ -141,7 +147,11 @@ func run(ctx context.Context, o options) error {
 	if err := mgr.Add(kubeletAPI); err != nil {
 		return err
 	}
-	fcr := &foreigncluster.ForeignClusterReconciler{Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
+	fab, err := newFabric(cfg, mgr, o)
+	if err != nil {
+		return err
+	}
+	fcr := &foreigncluster.ForeignClusterReconciler{Fabric: fab, Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
 		Reflection: o.reflection.config(mgr), APIServerURL: o.reflection.apiServerFor(o.apiServerURL),
 		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
 			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI}}
@@ -149,7 +159,7 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("setting up the ForeignCluster controller: %w", err)
 	}
 	ror := &resourceoffer.ResourceOfferReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), LocalClusterID: o.clusterID,
-		LocalClusterName: o.clusterName, APIServerURL: o.apiServerURL, Namespace: o.namespace}
+		LocalClusterName: o.clusterName, APIServerURL: o.apiServerURL, Namespace: o.namespace, Fabric: fab}
 	if err := ror.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ResourceOffer controller: %w", err)
 	}
@@ -180,6 +190,32 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// newFabric starts the network fabric when --gateway-address is set: its
+// gateways run while this manager leads, and their metrics join the
+// manager's. It returns nil (no fabric) otherwise.
+func newFabric(cfg *rest.Config, mgr ctrl.Manager, o options) (*fabric.Fabric, error) {
+	fc, enabled, err := o.fabric.config(o.clusterID, o.namespace, slog.Default())
+	if err != nil || !enabled {
+		return nil, err
+	}
+	if !o.reflection.internal {
+		return nil, fmt.Errorf("--gateway-address %s runs gateways but --networking-internal=false says the clusters' pod networks are joined by something else: drop one of the two", o.fabric.address)
+	}
+	// Key Secrets are read right after they are created: no cache.
+	direct, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return nil, err
+	}
+	fab, err := fabric.New(fc, direct)
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(fab); err != nil {
+		return nil, err
+	}
+	return fab, ctrlmetrics.Registry.Register(gateway.NewFleetCollector(fab.Statuses))
 }
 
 // newKubeletAPI is the kubelet API of this manager's virtual nodes. Callers

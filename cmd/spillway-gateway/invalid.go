@@ -18,14 +18,20 @@ func invalidStatus(o options, problems error) gateway.Status {
 	}
 }
 
-// serveInvalid serves invalidStatus on /status and /metrics until ctx ends.
+// serveInvalid writes invalidStatus to --status-file and serves it on
+// /status and /metrics until ctx ends.
 // It touches no interface, route or rule, so the host's other peerings are
 // left exactly as they were. With metrics disabled it returns at once.
 func serveInvalid(ctx context.Context, o options, problems error) error {
+	st := invalidStatus(o, problems)
+	if o.statusFile != "" {
+		if err := writeStatusFile(o.statusFile, st); err != nil {
+			return err
+		}
+	}
 	if !metricsEnabled(o.metricsBindAddress) {
 		return nil
 	}
-	st := invalidStatus(o, problems)
 	srv, err := serveMetrics(o.metricsBindAddress, func() gateway.Status { return st })
 	if err != nil {
 		return err

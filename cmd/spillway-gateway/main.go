@@ -48,6 +48,7 @@ func bindFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&o.mtu, "mtu", 1420, "MTU of the tunnel interface")
 	fs.DurationVar(&o.probeInterval, "probe-interval", time.Second, "how often the peer is probed through the tunnel")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", 30*time.Second, "how long without a probe reply before Connecting turns into Error")
+	fs.StringVar(&o.statusFile, "status-file", "", "file the status (same JSON as /status) is written to every second; empty disables")
 	fs.BoolVar(&o.printPublicKey, "print-public-key", false, "print the public key of --private-key-file (creating it if missing) and exit")
 }
 
@@ -71,7 +72,7 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.Log = log.With("remoteClusterID", cfg.RemoteClusterID)
-	if err := run(ctx, cfg, o.metricsBindAddress); err != nil {
+	if err := run(ctx, cfg, o.metricsBindAddress, o.statusFile); err != nil {
 		log.Error("gateway stopped", "error", err)
 		stop()
 		os.Exit(1)
@@ -112,8 +113,11 @@ func loadKey(path string, log *slog.Logger) (wgtypes.Key, error) {
 	return key, err
 }
 
-func run(ctx context.Context, cfg gateway.Config, metricsAddr string) error {
+func run(ctx context.Context, cfg gateway.Config, metricsAddr, statusFile string) error {
 	gw := gateway.New(cfg)
+	statusCtx, stopStatus := context.WithCancel(ctx)
+	written := keepStatusFile(statusCtx, statusFile, gw.Status)
+	defer func() { stopStatus(); <-written }()
 	if metricsEnabled(metricsAddr) {
 		srv, err := serveMetrics(metricsAddr, gw.Status)
 		if err != nil {

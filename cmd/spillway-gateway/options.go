@@ -25,6 +25,7 @@ type options struct {
 	remappedRemoteCIDR, externalCIDR  string
 	reservedSubnets, remapPools       string
 	interfaceName, metricsBindAddress string
+	statusFile                        string
 	implementation                    string
 	probeInterval, connectTimeout     time.Duration
 	printPublicKey                    bool

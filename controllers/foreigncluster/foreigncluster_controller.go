@@ -22,6 +22,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/network/fabric"
 	"github.com/spillway-dev/spillway/reflectors/reflection"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
@@ -52,6 +53,9 @@ type ForeignClusterReconciler struct {
 	// Reflection copies the rest of each offloaded namespace (ConfigMaps,
 	// Secrets, Services, ...) to every peer; nil reflects only pods.
 	Reflection *reflection.Config
+	// Fabric runs a gateway per peering (the network fabric); nil when the
+	// manager runs without --gateway-address, leaving NetworkStatus None.
+	Fabric *fabric.Fabric
 
 	peers peers
 }
@@ -166,6 +170,11 @@ func (r *ForeignClusterReconciler) observePeer(ctx context.Context, fc *discover
 	}
 	health, err := r.ensureVirtualNode(ctx, fc, provider, obs.offer)
 	obs.nodeHealth, obs.nodeName = health, r.nodeSpec(fc, obs.offer).Name
+	if err == nil && r.networkWanted(fc) {
+		obs.network, err = r.syncNetwork(ctx, fc, provider, creds.namespace)
+	} else if err == nil {
+		err = r.releaseNetwork(ctx, fc)
+	}
 	if err == nil && r.Peers != nil {
 		r.Peers.Set(remote.Peer{ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc), NodeName: obs.nodeName,
 			TenantNamespace: creds.namespace, Config: creds.config, Client: provider})

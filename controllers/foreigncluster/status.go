@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	"github.com/spillway-dev/spillway/network/fabric"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
@@ -39,11 +40,14 @@ type observation struct {
 	nodeHealth      *virtualnode.Health
 	incoming        bool
 	podsToEvict     int
+	// network is the fabric's state of this peering; nil when no gateway is wanted.
+	network *fabric.State
 }
 
 // peeringState is the computed status: Liqo's peering conditions plus Ready.
 type peeringState struct {
 	auth, outgoing, incoming, network discoveryv1alpha1.PeeringConditionStatus
+	networkReason, networkMessage     string
 	ready                             bool
 	stalled                           bool
 	reason, message                   string
@@ -56,6 +60,10 @@ func computeState(o observation) peeringState {
 		incoming: discoveryv1alpha1.PeeringConditionStatusNone, network: discoveryv1alpha1.PeeringConditionStatusNone}
 	if o.incoming {
 		s.incoming = discoveryv1alpha1.PeeringConditionStatusEstablished
+	}
+	s.network = networkCondition(o.network)
+	if o.network != nil {
+		s.networkReason, s.networkMessage = o.network.Reason, o.network.Message
 	}
 	fail := func(reason string, stalled bool, format string, args ...any) peeringState {
 		s.reason, s.stalled, s.message = reason, stalled, fmt.Sprintf(format, args...)
@@ -103,9 +111,17 @@ func computeState(o observation) peeringState {
 		return fail(ReasonVirtualNodeNotReady, false, "virtual node %s is being created", o.nodeName)
 	case !o.nodeHealth.Ready:
 		return fail(ReasonVirtualNodeNotReady, false, "virtual node %s is NotReady: %s", o.nodeName, o.nodeHealth.Message)
+	case o.network != nil && o.network.Phase != fabric.PhaseConnected:
+		// Pods would run but not reach each other: not Ready, and the
+		// reason is the fabric's, naming what to fix.
+		s.outgoing = discoveryv1alpha1.PeeringConditionStatusEstablished
+		return fail(o.network.Reason, false, "virtual node %s is Ready, the network is %s: %s", o.nodeName, o.network.Phase, o.network.Message)
 	}
 	s.outgoing, s.ready, s.reason = discoveryv1alpha1.PeeringConditionStatusEstablished, true, discoveryv1alpha1.PeeringEstablishedReason
 	s.message = fmt.Sprintf("virtual node %s offers %s", o.nodeName, formatResources(o.offer.resources))
+	if o.network != nil {
+		s.message += fmt.Sprintf("; network connected, round trip %s", o.network.Latency)
+	}
 	return s
 }
 
@@ -135,7 +151,7 @@ func (s peeringState) apply(fc *discoveryv1alpha1.ForeignCluster, t metav1.Time)
 	fc.SetPeeringCondition(discoveryv1alpha1.AuthenticationStatusCondition, s.auth, "", "", t)
 	fc.SetPeeringCondition(discoveryv1alpha1.OutgoingPeeringCondition, s.outgoing, s.reason, s.message, t)
 	fc.SetPeeringCondition(discoveryv1alpha1.IncomingPeeringCondition, s.incoming, "", "", t)
-	fc.SetPeeringCondition(discoveryv1alpha1.NetworkStatusCondition, s.network, "", "", t)
+	fc.SetPeeringCondition(discoveryv1alpha1.NetworkStatusCondition, s.network, s.networkReason, s.networkMessage, t)
 }
 
 func formatResources(rl corev1.ResourceList) string {

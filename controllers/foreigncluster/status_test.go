@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	"github.com/spillway-dev/spillway/network/fabric"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
@@ -93,4 +94,33 @@ func TestComputeStateReportsIncomingIndependently(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(computeState(newObservation()).incoming).To(Equal(discoveryv1alpha1.PeeringConditionStatusNone))
 	g.Expect(computeState(newObservation(withIncoming, withSecretMissing)).incoming).To(Equal(discoveryv1alpha1.PeeringConditionStatusEstablished))
+}
+
+func TestComputeStateHoldsReadyUntilTheNetworkIsConnected(t *testing.T) {
+	g := NewWithT(t)
+	for _, tc := range []struct {
+		st      fabric.State
+		network discoveryv1alpha1.PeeringConditionStatus
+		ready   bool
+	}{
+		{fabric.State{Phase: fabric.PhasePending, Reason: fabric.ReasonWaitingForPeer}, discoveryv1alpha1.PeeringConditionStatusPending, false},
+		{fabric.State{Phase: fabric.PhaseConnecting, Reason: fabric.ReasonTunnelConnecting}, discoveryv1alpha1.PeeringConditionStatusPending, false},
+		{fabric.State{Phase: fabric.PhaseError, Reason: fabric.ReasonInvalidPeerParameters, Message: `key "publicKey" decodes to 5 bytes`},
+			discoveryv1alpha1.PeeringConditionStatusError, false},
+		{fabric.State{Phase: fabric.PhaseConnected, Reason: fabric.ReasonTunnelConnected}, discoveryv1alpha1.PeeringConditionStatusEstablished, true},
+	} {
+		st := tc.st
+		s := computeState(newObservation(func(o *observation) { o.network = &st }))
+		g.Expect(s.network).To(Equal(tc.network), "phase %s", st.Phase)
+		g.Expect(s.ready).To(Equal(tc.ready), "phase %s", st.Phase)
+		g.Expect(s.outgoing).To(Equal(discoveryv1alpha1.PeeringConditionStatusEstablished), "the virtual node is up whatever the network")
+		if !tc.ready {
+			g.Expect(s.reason).To(Equal(st.Reason))
+			g.Expect(s.message).To(ContainSubstring(st.Message))
+		}
+	}
+	// No fabric: NetworkStatus None and Ready as before.
+	s := computeState(newObservation())
+	g.Expect(s.network).To(Equal(discoveryv1alpha1.PeeringConditionStatusNone))
+	g.Expect(s.ready).To(BeTrue())
 }

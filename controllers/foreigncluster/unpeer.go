@@ -30,7 +30,7 @@ func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1al
 	name := r.existingNode(ctx, fc)
 	if name == "" {
 		r.peers.stop(fc.Name)
-		return 0, nil
+		return 0, r.releaseNetwork(ctx, fc)
 	}
 	node := &corev1.Node{}
 	if err := r.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
@@ -64,7 +64,7 @@ func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1al
 	if err := r.Delete(ctx, node); client.IgnoreNotFound(err) != nil {
 		return 0, fmt.Errorf("deleting virtual node %s: %w", name, err)
 	}
-	return 0, nil
+	return 0, r.releaseNetwork(ctx, fc)
 }
 
 func (r *ForeignClusterReconciler) reconcileDelete(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (ctrl.Result, error) {

@@ -41,6 +41,11 @@ func (r *ResourceOfferReconciler) reconcileDelete(ctx context.Context, offer *sh
 	} else if err := r.deleteTenant(ctx, clusterID); err != nil {
 		fluxstatus.MarkNotReady(offer, false, meta.ReconciliationFailedReason, "%v", err)
 		return ctrl.Result{}, err
+	} else if r.Fabric != nil {
+		if err := r.Fabric.Release(ctx, clusterID); err != nil {
+			fluxstatus.MarkNotReady(offer, false, meta.ReconciliationFailedReason, "releasing the gateway of cluster %s: %v", clusterID, err)
+			return ctrl.Result{}, err
+		}
 	}
 	controllerutil.RemoveFinalizer(offer, Finalizer)
 	return ctrl.Result{}, nil

@@ -20,6 +20,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/network/fabric"
 )
 
 // Finalizer holds a ResourceOffer until the consumer's workloads are gone and
@@ -62,6 +63,9 @@ type ResourceOfferReconciler struct {
 	APIServerURL string
 	// Namespace holds the identity Secrets (the controller's own); DefaultNamespace when empty.
 	Namespace string
+	// Fabric runs this side of each consumer's tunnel; nil when the manager
+	// runs without --gateway-address.
+	Fabric *fabric.Fabric
 }
 
 // The manager needs every verb it grants in the consumer Role (RBAC forbids
@@ -121,6 +125,7 @@ func (r *ResourceOfferReconciler) reconcile(ctx context.Context, offer *sharingv
 		return ctrl.Result{}, err
 	}
 	applyStatus(offer, obs)
+	applyNetworkStatus(offer, obs.network)
 	switch {
 	case obs.conflict != nil && obs.conflict.terminating:
 		return ctrl.Result{RequeueAfter: terminatingRequeue}, nil
@@ -128,6 +133,8 @@ func (r *ResourceOfferReconciler) reconcile(ctx context.Context, offer *sharingv
 		return ctrl.Result{}, nil
 	case obs.tokenPending:
 		return ctrl.Result{RequeueAfter: tokenRequeue}, nil
+	case r.Fabric != nil:
+		return ctrl.Result{RequeueAfter: networkResync}, nil
 	case offer.HasFixedLimits():
 		return ctrl.Result{RequeueAfter: fixedResync}, nil
 	}
@@ -178,6 +185,11 @@ func (r *ResourceOfferReconciler) sync(ctx context.Context, s *scope) (observati
 	}
 	if err := r.ensureOfferConfigMap(ctx, s, obs.offered); err != nil {
 		return obs, err
+	}
+	if r.Fabric != nil {
+		if obs.network, err = r.syncNetwork(ctx, s); err != nil {
+			return obs, err
+		}
 	}
 	if token == nil {
 		obs.tokenPending = true

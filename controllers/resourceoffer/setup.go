@@ -44,6 +44,9 @@ func (r *ResourceOfferReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Pod{}, debounced(r.offersForPod), builder.WithPredicates(podUsageChanged)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.offersForConsumerObject),
 			builder.WithPredicates(predicate.NewPredicateFuncs(hasConsumerLabel))).
+		// The consumer publishing its gateway parameters starts this side's gateway.
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.offersForConsumerObject),
+			builder.WithPredicates(predicate.NewPredicateFuncs(isConsumerNetworkConfigMap))).
 		// An offer stalled on a tenant name another offer held retries once that one is gone.
 		Watches(&sharingv1alpha1.ResourceOffer{}, handler.EnqueueRequestsFromMapFunc(r.offersSharingTenant),
 			builder.WithPredicates(deletedOnly)).
@@ -105,6 +108,10 @@ func (r *ResourceOfferReconciler) offerRequests(ctx context.Context, match func(
 		}
 	}
 	return out
+}
+
+func isConsumerNetworkConfigMap(obj client.Object) bool {
+	return obj.GetName() == sharingv1alpha1.ConsumerNetworkConfigMapName && hasConsumerLabel(obj)
 }
 
 func hasConsumerLabel(obj client.Object) bool {

@@ -11,6 +11,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/network/fabric"
 	"github.com/spillway-dev/spillway/policies"
 )
 
@@ -44,6 +45,8 @@ type observation struct {
 	tokenPending    bool
 	offered         corev1.ResourceList
 	zeroed          []policies.RoundedToZero
+	// network is this side's tunnel to the consumer; nil without a fabric.
+	network *fabric.State
 }
 
 // conditionState is one computed condition.

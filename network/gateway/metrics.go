@@ -17,12 +17,20 @@ var (
 		"1 when the peer answered a probe through the tunnel recently, else 0.", []string{"remote_cluster_id"}, nil)
 )
 
-// collector reports a gateway's Status at scrape time, so metrics and /status
+// collector reports gateways' Status at scrape time, so metrics and /status
 // never disagree.
-type collector struct{ status func() Status }
+type collector struct{ statuses func() []Status }
 
 // NewCollector returns the Prometheus collector of a status source, usually Gateway.Status.
-func NewCollector(status func() Status) prometheus.Collector { return collector{status: status} }
+func NewCollector(status func() Status) prometheus.Collector {
+	return collector{statuses: func() []Status { return []Status{status()} }}
+}
+
+// NewFleetCollector reports every status statuses returns, one series per
+// remote cluster: the manager's view of all the gateways it supervises.
+func NewFleetCollector(statuses func() []Status) prometheus.Collector {
+	return collector{statuses: statuses}
+}
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{implementationDesc, receiveDesc, transmitDesc, latencyDesc, connectedDesc} {
@@ -31,15 +39,22 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.status()
-	for _, impl := range []Implementation{ImplementationKernel, ImplementationUserspace} {
-		ch <- prometheus.MustNewConstMetric(implementationDesc, prometheus.GaugeValue, boolValue(s.Implementation == impl), string(impl))
+	statuses := c.statuses()
+	inUse := map[Implementation]bool{}
+	for _, s := range statuses {
+		inUse[s.Implementation] = true
+		id := s.RemoteClusterID
+		ch <- prometheus.MustNewConstMetric(receiveDesc, prometheus.CounterValue, float64(s.ReceiveBytes), id)
+		ch <- prometheus.MustNewConstMetric(transmitDesc, prometheus.CounterValue, float64(s.TransmitBytes), id)
+		ch <- prometheus.MustNewConstMetric(latencyDesc, prometheus.GaugeValue, float64(s.LatencyMicroseconds), id)
+		ch <- prometheus.MustNewConstMetric(connectedDesc, prometheus.GaugeValue, boolValue(s.Phase == PhaseConnected), id)
 	}
-	id := s.RemoteClusterID
-	ch <- prometheus.MustNewConstMetric(receiveDesc, prometheus.CounterValue, float64(s.ReceiveBytes), id)
-	ch <- prometheus.MustNewConstMetric(transmitDesc, prometheus.CounterValue, float64(s.TransmitBytes), id)
-	ch <- prometheus.MustNewConstMetric(latencyDesc, prometheus.GaugeValue, float64(s.LatencyMicroseconds), id)
-	ch <- prometheus.MustNewConstMetric(connectedDesc, prometheus.GaugeValue, boolValue(s.Phase == PhaseConnected), id)
+	if len(statuses) == 0 {
+		return
+	}
+	for _, impl := range []Implementation{ImplementationKernel, ImplementationUserspace} {
+		ch <- prometheus.MustNewConstMetric(implementationDesc, prometheus.GaugeValue, boolValue(inUse[impl]), string(impl))
+	}
 }
 
 func boolValue(b bool) float64 {

@@ -1,0 +1,43 @@
+package fabric
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/spillway-dev/spillway/network"
+	"github.com/spillway-dev/spillway/network/gateway"
+)
+
+func mapping(id, remote, local string) network.Mapping {
+	return network.Mapping{RemoteClusterID: id, Remote: mustPrefix(remote), Local: mustPrefix(local)}
+}
+
+func TestStateOf(t *testing.T) {
+	now := time.Now()
+	started := now.Add(-20 * time.Second)
+	running := ProcessState{Running: true, StartedAt: started}
+	for _, tc := range []struct {
+		name       string
+		o          gatewayObservation
+		want       Phase
+		wantReason string
+	}{
+		{"connected", gatewayObservation{supervised: true, process: running, written: now,
+			status: gateway.Status{Phase: gateway.PhaseConnected, LatencyMicroseconds: 300}}, PhaseConnected, ReasonTunnelConnected},
+		{"gateway says error", gatewayObservation{supervised: true, process: running, written: now,
+			status: gateway.Status{Phase: gateway.PhaseError, Reason: "no handshake"}}, PhaseError, ReasonTunnelError},
+		{"restarting after an exit", gatewayObservation{supervised: true, process: ProcessState{Restarts: 1, StartedAt: started, LastExit: "exit status 1"},
+			written: now}, PhaseError, ReasonGatewayExited},
+		{"predecessor's file, just started", gatewayObservation{supervised: true, process: ProcessState{Running: true, StartedAt: now},
+			written: now.Add(-time.Second), status: gateway.Status{Phase: gateway.PhaseConnected}}, PhaseConnecting, ReasonGatewayStarting},
+		{"no file for long", gatewayObservation{supervised: true, process: running, statusErr: errors.New("missing")}, PhaseError, ReasonGatewayNotReporting},
+		{"stale file", gatewayObservation{supervised: true, process: running, written: now.Add(-15 * time.Second),
+			status: gateway.Status{Phase: gateway.PhaseConnected}}, PhaseError, ReasonGatewayNotReporting},
+	} {
+		got := stateOf(tc.o, now)
+		if got.Phase != tc.want || got.Reason != tc.wantReason {
+			t.Errorf("%s: got %s/%s (%s), want %s/%s", tc.name, got.Phase, got.Reason, got.Message, tc.want, tc.wantReason)
+		}
+	}
+}
