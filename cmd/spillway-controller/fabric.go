@@ -40,7 +40,7 @@ func (f *fabricFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.implementation, "gateway-implementation", "auto", "WireGuard implementation of the gateways: auto, kernel or userspace")
 	fs.DurationVar(&f.probeInterval, "gateway-probe-interval", time.Second, "how often each gateway probes its peer through the tunnel")
 	fs.DurationVar(&f.connectTimeout, "gateway-connect-timeout", 30*time.Second, "how long a gateway waits for its peer before reporting Error")
-	fs.IntVar(&f.probePort, "gateway-probe-port", 51821, "UDP port of the gateways' latency probe on the tunnel addresses")
+	fs.IntVar(&f.probePort, "gateway-probe-port", 51819, "UDP port of the gateways' latency probe on the tunnel addresses; outside --gateway-ports")
 }
 
 // config turns the flags into a fabric.Config; enabled is false without
@@ -65,6 +65,9 @@ func (f fabricFlags) config(clusterID, namespace string, log *slog.Logger) (cfg 
 	}
 	if cfg.FirstPort, cfg.LastPort, err = parsePortRange(f.ports); err != nil {
 		return cfg, true, err
+	}
+	if f.probePort >= cfg.FirstPort && f.probePort <= cfg.LastPort {
+		return cfg, true, fmt.Errorf("--gateway-probe-port %d is inside --gateway-ports %s: a gateway would find its port taken; pick a port outside the range", f.probePort, f.ports)
 	}
 	cfg.Command = strings.Fields(f.command)
 	if len(cfg.Command) == 0 {

@@ -19,6 +19,12 @@ import (
 // ForeignCluster, until liqo-milan is Ready. keep filters the config objects
 // applied (nil applies all but External Secrets objects).
 func QuickStart(ctx context.Context, root string, rome, milan *lab.Cluster, keep func(*unstructured.Unstructured) bool) error {
+	return QuickStartWith(ctx, root, rome, milan, keep, nil)
+}
+
+// QuickStartWith is QuickStart with extra manager flags per cluster (nil for none).
+func QuickStartWith(ctx context.Context, root string, rome, milan *lab.Cluster, keep func(*unstructured.Unstructured) bool,
+	managerArgs func(*lab.Cluster) []string) error {
 	for _, c := range []*lab.Cluster{rome, milan} {
 		if err := ApplyDir(ctx, c, filepath.Join(root, "kustomize/crd")); err != nil {
 			return err
@@ -30,7 +36,11 @@ func QuickStart(ctx context.Context, root string, rome, milan *lab.Cluster, keep
 		if err != nil {
 			return err
 		}
-		if err := StartManager(ctx, c, id); err != nil {
+		var extra []string
+		if managerArgs != nil {
+			extra = managerArgs(c)
+		}
+		if err := StartManager(ctx, c, id, extra...); err != nil {
 			return err
 		}
 	}

@@ -120,7 +120,11 @@ func (f *Fabric) Sync(ctx context.Context, peer Peer, remote Published) (publish
 		perr = fmt.Errorf("%s: key %q is %q, but this peering is with cluster %q: the ConfigMap belongs to another cluster", remote.Source, "clusterID", rp.ClusterID, peer.ClusterID)
 	}
 	if perr != nil {
-		// The running gateway, if any, keeps its last good configuration.
+		// The running gateway, if any, keeps its last good configuration,
+		// and the peer keeps reading the remap it works with.
+		if m, ok := f.cfg.Registry.Get(peer.ClusterID); ok {
+			local.RemappedPeerPodCIDR = m.Local
+		}
 		return local.Data(), State{Phase: PhaseError, Reason: ReasonInvalidPeerParameters, Message: perr.Error()}, nil
 	}
 	m, err := f.ipam.AllocatePreferring(peer.ClusterID, rp.PodCIDR, key.remap)
@@ -179,7 +183,9 @@ func (f *Fabric) Statuses() []gateway.Status {
 	return out
 }
 
-func (f *Fabric) path(iface, suffix string) string { return filepath.Join(f.cfg.StateDir, iface+suffix) }
+func (f *Fabric) path(iface, suffix string) string {
+	return filepath.Join(f.cfg.StateDir, iface+suffix)
+}
 
 func readStatusFile(path string) (gateway.Status, error) {
 	st, _, err := readStatusFileAt(path)

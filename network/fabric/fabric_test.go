@@ -145,14 +145,21 @@ func TestAKilledGatewayIsRestarted(t *testing.T) {
 }
 
 func TestBadPeerParametersAndFullPoolsAreErrorsThatSayWhy(t *testing.T) {
-	// A pool that holds exactly one /16: the second overlapping peer finds no room.
-	f, c, _ := newTestFabric(t, mustPrefix("10.208.0.0/16"))
+	// A pool that holds exactly two /16s: the third overlapping peer finds no room.
+	f, c, _ := newTestFabric(t, mustPrefix("10.208.0.0/15"))
 	ctx := context.Background()
+	good, _, err := f.Sync(ctx, Peer{ClusterID: "milan"}, published(t, "milan"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	bad := published(t, "milan")
 	bad.Data["publicKey"] = "c2hvcnQ="
-	_, st, err := f.Sync(ctx, Peer{ClusterID: "milan"}, bad)
+	pub, st, err := f.Sync(ctx, Peer{ClusterID: "milan"}, bad)
 	if err != nil || st.Phase != PhaseError || st.Reason != ReasonInvalidPeerParameters || !strings.Contains(st.Message, `key "publicKey"`) {
 		t.Fatalf("wrong-size key: %+v, %v", st, err)
+	}
+	if pub["remappedPeerPodCIDR"] != good["remappedPeerPodCIDR"] || pub["remappedPeerPodCIDR"] == "" {
+		t.Fatalf("a bad peer key made us publish remap %q instead of the working %q", pub["remappedPeerPodCIDR"], good["remappedPeerPodCIDR"])
 	}
 	if _, st, _ = f.Sync(ctx, Peer{ClusterID: "naples"}, published(t, "naples")); st.Phase == PhaseError {
 		t.Fatalf("naples: %+v; want it unaffected by milan's bad key", st)

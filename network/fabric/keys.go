@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"

@@ -78,7 +78,14 @@ func (l *lab) buildGateway() error {
 
 // create builds the namespaces and links described above.
 func (l *lab) create() error {
-	for _, n := range []string{"gwa", "gwb", "poda", "podb"} {
+	return l.createPair([2]string{"a", "b"}, [2]string{underlayA, underlayB})
+}
+
+// createPair builds, for clusters c[0] and c[1], a gateway namespace
+// gw<c> and a pod namespace pod<c> (the pod at podIP behind the gateway),
+// and an underlay veth between the gateways at the given addresses.
+func (l *lab) createPair(c [2]string, underlay [2]string) error {
+	for _, n := range []string{"gw" + c[0], "gw" + c[1], "pod" + c[0], "pod" + c[1]} {
 		if err := run("ip", "netns", "add", l.ns(n)); err != nil {
 			return err
 		}
@@ -87,14 +94,14 @@ func (l *lab) create() error {
 			return err
 		}
 	}
-	if err := l.veth(l.ns("gwa"), "ul", underlayA+"/30", l.ns("gwb"), "ul", underlayB+"/30"); err != nil {
+	if err := l.veth(l.ns("gw"+c[0]), "ul", underlay[0]+"/30", l.ns("gw"+c[1]), "ul", underlay[1]+"/30"); err != nil {
 		return err
 	}
-	for _, c := range []string{"a", "b"} {
-		if err := l.veth(l.ns("gw"+c), "pod0", podGateway+"/24", l.ns("pod"+c), "eth0", podIP+"/24"); err != nil {
+	for _, name := range c {
+		if err := l.veth(l.ns("gw"+name), "pod0", podGateway+"/24", l.ns("pod"+name), "eth0", podIP+"/24"); err != nil {
 			return err
 		}
-		if err := run("ip", "-n", l.ns("pod"+c), "route", "add", "default", "via", podGateway); err != nil {
+		if err := run("ip", "-n", l.ns("pod"+name), "route", "add", "default", "via", podGateway); err != nil {
 			return err
 		}
 	}
