@@ -89,6 +89,7 @@ func waitingReason(o observation, now time.Time, r connectionRules) string {
 	if o.probeErr != nil {
 		probe = " (" + o.probeErr.Error() + ")"
 	}
-	return lost + fmt.Sprintf("tunnel handshake done %s ago but the peer's probe responder does not answer%s: "+
-		"check --peer-tunnel-address and --probe-port on both gateways", now.Sub(o.lastHandshake).Round(time.Second), probe)
+	return lost + fmt.Sprintf("last WireGuard handshake with --peer-endpoint %s was %s ago but the peer's probe responder does not answer%s: "+
+		"check that the path to the peer is up, then --peer-tunnel-address and --probe-port on both gateways",
+		r.endpoint, now.Sub(o.lastHandshake).Round(time.Second), probe)
 }

@@ -24,7 +24,7 @@ func TestEvaluate(t *testing.T) {
 		{"unreachable for too long", observation{started: t0}, t0.Add(11 * time.Second), PhaseError,
 			"this gateway's public key PUB as its --peer-public-key"},
 		{"handshake but no responder", observation{started: t0, lastHandshake: t0.Add(time.Second), probeErr: errors.New("no probe reply within 1s")},
-			t0.Add(3 * time.Second), PhaseConnecting, "does not answer (no probe reply within 1s): check --peer-tunnel-address"},
+			t0.Add(3 * time.Second), PhaseConnecting, "with --peer-endpoint 198.18.0.2:51820 was 2s ago but the peer's probe responder does not answer (no probe reply within 1s): check that the path to the peer is up"},
 		{"lost after being connected", observation{started: t0, lastReply: t0.Add(20 * time.Second)}, t0.Add(25 * time.Second), PhaseConnecting,
 			"no probe reply for 5s; no WireGuard handshake"},
 		{"lost for longer than the timeout", observation{started: t0, lastReply: t0.Add(20 * time.Second)}, t0.Add(31 * time.Second), PhaseError, "no probe reply for 11s"},

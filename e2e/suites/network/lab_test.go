@@ -108,6 +108,28 @@ func (l *lab) createPair(c [2]string, underlay [2]string) error {
 	return nil
 }
 
+// addSpoke adds cluster spoke to an existing pair: a gateway namespace
+// linked to hub's gateway namespace (hub's end named hubIf), and a pod
+// namespace behind it. Each spoke address is /30 with its hub address.
+func (l *lab) addSpoke(hub, hubIf, spoke, hubAddr, spokeAddr string) error {
+	for _, n := range []string{"gw" + spoke, "pod" + spoke} {
+		if err := run("ip", "netns", "add", l.ns(n)); err != nil {
+			return err
+		}
+		l.namespaces = append(l.namespaces, l.ns(n))
+		if err := run("ip", "-n", l.ns(n), "link", "set", "lo", "up"); err != nil {
+			return err
+		}
+	}
+	if err := l.veth(l.ns("gw"+hub), hubIf, hubAddr+"/30", l.ns("gw"+spoke), "ul", spokeAddr+"/30"); err != nil {
+		return err
+	}
+	if err := l.veth(l.ns("gw"+spoke), "pod0", podGateway+"/24", l.ns("pod"+spoke), "eth0", podIP+"/24"); err != nil {
+		return err
+	}
+	return run("ip", "-n", l.ns("pod"+spoke), "route", "add", "default", "via", podGateway)
+}
+
 func (l *lab) veth(ns1, if1, addr1, ns2, if2, addr2 string) error {
 	steps := [][]string{
 		{"ip", "link", "add", if1, "netns", ns1, "type", "veth", "peer", "name", if2, "netns", ns2},

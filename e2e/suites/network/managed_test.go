@@ -21,6 +21,7 @@ import (
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
@@ -40,30 +41,37 @@ const (
 	managedPortBase = 18700
 	underlayRome    = "198.18.1.1"
 	underlayMilan   = "198.18.1.2"
+	// naples is a second provider of rome, on the same pod CIDR again.
+	underlayRomeNaples = "198.18.2.1"
+	underlayNaples     = "198.18.2.2"
 )
 
 var _ = Describe("gateways run by the managers", Ordered, func() {
 	var (
-		kube            *kubelab.Lab
-		rome, milan     *kubelab.Cluster
-		romeC, milanC   client.Client
-		romeID, milanID framework.Identity
-		tenant          = sharingv1alpha1.TenantNamespaceName("rome", "")
+		kube                      *kubelab.Lab
+		rome, milan, naples       *kubelab.Cluster
+		romeC, milanC, naplesC    client.Client
+		romeID, milanID, naplesID framework.Identity
+		tenant                    = sharingv1alpha1.TenantNamespaceName("rome", "")
 	)
 	BeforeAll(func(ctx context.Context) {
 		Expect(theLab.createPair([2]string{"rome", "milan"}, [2]string{underlayRome, underlayMilan})).To(Succeed())
+		Expect(theLab.addSpoke("rome", "ul2", "naples", underlayRomeNaples, underlayNaples)).To(Succeed())
+		// naples dials rome's one --gateway-address through its own link.
+		Expect(run("ip", "-n", theLab.ns("gwnaples"), "route", "add", underlayRome+"/32", "via", underlayRomeNaples)).To(Succeed())
 		bin, err := framework.Binaries()
 		Expect(err).NotTo(HaveOccurred())
 		root, err := kubelab.RepoRoot()
 		Expect(err).NotTo(HaveOccurred())
-		kube, err = kubelab.StartForSuite(ctx, "network", managedPortBase, kubelab.MustSpecs("rome milan"), true)
+		kube, err = kubelab.StartForSuite(ctx, "network", managedPortBase, kubelab.MustSpecs("rome milan naples"), true)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(kubelab.TearDownSuite(kube)).To(Succeed()) })
 		rome, _ = kube.Cluster("rome")
 		milan, _ = kube.Cluster("milan")
+		naples, _ = kube.Cluster("naples")
 		Expect(rome.PodCIDR()).To(Equal(milan.PodCIDR()), "the lab must give both clusters one pod CIDR")
 		managerArgs := func(c *kubelab.Cluster) []string {
-			addr := map[string]string{"rome": underlayRome, "milan": underlayMilan}[c.Name]
+			addr := map[string]string{"rome": underlayRome, "milan": underlayMilan, "naples": underlayNaples}[c.Name]
 			return []string{"--gateway-address=" + addr, "--pod-cidr=" + c.PodCIDR(), "--reserved-subnets=" + c.ServiceCIDR(),
 				"--gateway-command=ip netns exec " + theLab.ns("gw"+c.Name) + " " + filepath.Join(bin, "spillway-gateway"),
 				"--gateway-state-dir=" + filepath.Join(kube.Dir(), c.Name, "gateways"), "--gateway-implementation=userspace",
@@ -78,7 +86,15 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		milanID, err = framework.IdentityOf(filepath.Join(root, "clusters/milan/install"))
 		Expect(err).NotTo(HaveOccurred())
-		for _, c := range []string{"rome", "milan"} {
+		naplesID, err = framework.IdentityOf(filepath.Join(root, "clusters/naples/install"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(framework.ApplyDir(ctx, naples, filepath.Join(root, "kustomize/crd"))).To(Succeed())
+		Expect(framework.Apply(ctx, naples, []*unstructured.Unstructured{framework.Namespace("liqo")})).To(Succeed())
+		Expect(framework.StartManager(ctx, naples, naplesID, managerArgs(naples)...)).To(Succeed())
+		Expect(framework.Peer(ctx, rome, romeID, naples, naplesID, nil)).To(Succeed())
+		naplesC, err = framework.Client(naples)
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range []string{"rome", "milan", "naples"} {
 			l, err := listenIn(theLab.ns("pod"+c), net.JoinHostPort(podIP, echoPort))
 			Expect(err).NotTo(HaveOccurred())
 			go serveEcho(l)
@@ -86,15 +102,16 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		}
 	}, NodeTimeout(20*time.Minute))
 
-	// published returns what side wrote in the tenant namespace on milan.
-	published := func(ctx context.Context, name string) map[string]string {
+	// publishedOn returns a ConfigMap of rome's tenant namespace on provider.
+	publishedOn := func(ctx context.Context, provider client.Client, name string) map[string]string {
 		cm := &corev1.ConfigMap{}
-		Expect(milanC.Get(ctx, client.ObjectKey{Namespace: tenant, Name: name}, cm)).To(Succeed())
+		Expect(provider.Get(ctx, client.ObjectKey{Namespace: tenant, Name: name}, cm)).To(Succeed())
 		return cm.Data
 	}
-	networkOf := func(g Gomega, ctx context.Context) discoveryv1alpha1.PeeringCondition {
+	published := func(ctx context.Context, name string) map[string]string { return publishedOn(ctx, milanC, name) }
+	networkOfPeer := func(g Gomega, ctx context.Context, peer string) discoveryv1alpha1.PeeringCondition {
 		fc := &discoveryv1alpha1.ForeignCluster{}
-		g.Expect(romeC.Get(ctx, client.ObjectKey{Name: "milan"}, fc)).To(Succeed())
+		g.Expect(romeC.Get(ctx, client.ObjectKey{Name: peer}, fc)).To(Succeed())
 		for _, c := range fc.Status.PeeringConditions {
 			if c.Type == discoveryv1alpha1.NetworkStatusCondition {
 				return c
@@ -102,15 +119,24 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		}
 		return discoveryv1alpha1.PeeringCondition{}
 	}
-	readyOf := func(g Gomega, ctx context.Context) *metav1.Condition {
+	networkOf := func(g Gomega, ctx context.Context) discoveryv1alpha1.PeeringCondition {
+		return networkOfPeer(g, ctx, "milan")
+	}
+	readyOfPeer := func(g Gomega, ctx context.Context, peer string) *metav1.Condition {
 		fc := &discoveryv1alpha1.ForeignCluster{}
-		g.Expect(romeC.Get(ctx, client.ObjectKey{Name: "milan"}, fc)).To(Succeed())
+		g.Expect(romeC.Get(ctx, client.ObjectKey{Name: peer}, fc)).To(Succeed())
 		for i := range fc.Status.Conditions {
 			if fc.Status.Conditions[i].Type == discoveryv1alpha1.ReadyCondition {
 				return &fc.Status.Conditions[i]
 			}
 		}
 		return &metav1.Condition{}
+	}
+	readyOf := func(g Gomega, ctx context.Context) *metav1.Condition { return readyOfPeer(g, ctx, "milan") }
+	// toNaples is where rome's pods reach naples's pod.
+	toNaples := func(ctx context.Context) string {
+		cidr := publishedOn(ctx, naplesC, sharingv1alpha1.ConsumerNetworkConfigMapName)[sharingv1alpha1.NetworkRemappedPeerPodCIDRKey]
+		return net.JoinHostPort(remapped(cidr), echoPort)
 	}
 	// romeSeesMilan is where rome's pods reach milan's pod: rome's remap,
 	// as rome published it for milan.
@@ -154,6 +180,19 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 			return echo(theLab.ns("podmilan"), net.JoinHostPort(remapped(milanSeesRome), echoPort), "hello rome")
 		}).WithTimeout(10*time.Second).WithPolling(200*time.Millisecond).
 			Should(Equal("hello rome from "+remapped(romeSeesMilan(ctx))), "rome's pod sees milan's pod at rome's remap of milan")
+	})
+
+	It("gives a second overlapping peer its own remap and tunnel", func(ctx context.Context) {
+		Eventually(func(g Gomega) {
+			n := networkOfPeer(g, ctx, "naples")
+			g.Expect(n.Status).To(Equal(discoveryv1alpha1.PeeringConditionStatusEstablished), "%s: %s", n.Reason, n.Message)
+		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		naplesRemap := publishedOn(ctx, naplesC, sharingv1alpha1.ConsumerNetworkConfigMapName)[sharingv1alpha1.NetworkRemappedPeerPodCIDRKey]
+		Expect(naplesRemap).NotTo(Or(Equal(romeSeesMilan(ctx)), Equal(naples.PodCIDR())),
+			"milan and naples both use %s: rome must reach them at two different CIDRs", naples.PodCIDR())
+		fmt.Fprintf(GinkgoWriter, "rome reaches milan at %s and naples at %s\n", romeSeesMilan(ctx), naplesRemap)
+		Eventually(func() (string, error) { return echo(theLab.ns("podrome"), toNaples(ctx), "hello naples") }).
+			WithTimeout(10 * time.Second).WithPolling(200 * time.Millisecond).Should(HavePrefix("hello naples from "))
 	})
 
 	It("shows rome the offloaded pod at its remapped address", func(ctx context.Context) {
@@ -230,11 +269,40 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		Expect(echo(theLab.ns("podrome"), target, "still")).To(HavePrefix("still from"),
 			"the gateway keeps its last good configuration")
 		Expect(romeSeesMilan(ctx)).To(Equal(remap), "rome still publishes the remap milan works with")
+		Consistently(func(g Gomega) {
+			g.Expect(readyOfPeer(g, ctx, "naples").Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(echo(theLab.ns("podrome"), toNaples(ctx), "naples?")).To(HavePrefix("naples? from"))
+		}).WithContext(ctx).WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Succeed(), "the naples peering keeps working")
 
 		setSuspend(ctx, milanC, false)
 		Eventually(func(g Gomega) {
 			g.Expect(readyOf(g, ctx).Status).To(Equal(metav1.ConditionTrue))
 		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+	})
+
+	It("reports an unreachable peer endpoint as Ready=False naming it, and recovers when the path is back", func(ctx context.Context) {
+		// Cut the underlay: milan's published endpoint stops answering, in
+		// both directions (WireGuard would otherwise roam to whichever end
+		// still reaches the other).
+		Expect(run("ip", "-n", theLab.ns("gwmilan"), "link", "set", "ul", "down")).To(Succeed())
+		DeferCleanup(func() { _ = run("ip", "-n", theLab.ns("gwmilan"), "link", "set", "ul", "up") })
+		endpoint := published(ctx, sharingv1alpha1.ProviderNetworkConfigMapName)[sharingv1alpha1.NetworkEndpointKey]
+		Eventually(func(g Gomega) {
+			ready := readyOf(g, ctx)
+			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(ready.Reason).To(Equal(fabric.ReasonTunnelError))
+			g.Expect(ready.Message).To(ContainSubstring(endpoint))
+			g.Expect(networkOf(g, ctx).Status).To(Equal(discoveryv1alpha1.PeeringConditionStatusError))
+		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		fmt.Fprintf(GinkgoWriter, "rome's Ready message: %s\n", readyOf(Default, ctx).Message)
+		Expect(readyOfPeer(Default, ctx, "naples").Status).To(Equal(metav1.ConditionTrue), "the naples peering is not affected")
+		Expect(echo(theLab.ns("podrome"), toNaples(ctx), "naples?")).To(HavePrefix("naples? from"))
+
+		Expect(run("ip", "-n", theLab.ns("gwmilan"), "link", "set", "ul", "up")).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(readyOf(g, ctx).Status).To(Equal(metav1.ConditionTrue))
+		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		Expect(echo(theLab.ns("podrome"), net.JoinHostPort(remapped(romeSeesMilan(ctx)), echoPort), "back")).To(HavePrefix("back from"))
 	})
 })
 
