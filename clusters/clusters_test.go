@@ -141,7 +141,7 @@ func identity(t *testing.T, cluster string) map[string]string {
 
 func TestEveryKustomizationBuilds(t *testing.T) {
 	dirs := kustomizationDirs(t)
-	want := []string{"examples/homelab-offer"}
+	want := []string{"examples/homelab-offer", "examples/fabric-install"}
 	for _, c := range seedClusters {
 		want = append(want, c+"/install", c+"/config")
 	}
