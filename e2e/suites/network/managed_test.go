@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/gomega"
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -210,6 +211,30 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 				g.Expect(remoteIPs(twin)).To(ContainElement(unremap(ip, remap, milan.PodCIDR())), "milan runs the pod at the address rome translated")
 			}
 		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+	})
+
+	It("gives milan rome's endpoints at the address milan's pods reach them", func(ctx context.Context) {
+		milanSeesRome := netip.MustParsePrefix(published(ctx, sharingv1alpha1.ProviderNetworkConfigMapName)[sharingv1alpha1.NetworkRemappedPeerPodCIDRKey])
+		local := "10.244.7.7" // a pod that stays in rome
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo-demo", Name: "stays-home"},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+		Expect(romeC.Create(ctx, svc)).To(Succeed())
+		ready := true
+		slice := &discoveryv1.EndpointSlice{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "liqo-demo", Name: "stays-home-1",
+				Labels: map[string]string{discoveryv1.LabelServiceName: "stays-home", discoveryv1.LabelManagedBy: "e2e"}},
+			AddressType: discoveryv1.AddressTypeIPv4,
+			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{local}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+		}
+		Expect(romeC.Create(ctx, slice)).To(Succeed())
+		want := unremap(netip.MustParseAddr(local), netip.MustParsePrefix(rome.PodCIDR()), milanSeesRome.String())
+		Eventually(func(g Gomega) {
+			copies := &discoveryv1.EndpointSliceList{}
+			g.Expect(milanC.List(ctx, copies, client.MatchingLabels{discoveryv1.LabelServiceName: "stays-home"})).To(Succeed())
+			g.Expect(copies.Items).To(HaveLen(1))
+			g.Expect(copies.Items[0].Endpoints).To(ConsistOf(HaveField("Addresses", ConsistOf(want))))
+		}).WithContext(ctx).WithTimeout(30*time.Second).WithPolling(500*time.Millisecond).Should(Succeed(),
+			"milan's copy must carry %s (milan's remap %s of rome), not rome's own %s", want, milanSeesRome, local)
 	})
 
 	It("exports each peer's bytes, latency and connectivity in the manager's metrics", func(ctx context.Context) {
