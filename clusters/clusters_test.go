@@ -194,17 +194,7 @@ func TestInstallBase(t *testing.T) {
 	g.Expect(c.Image).To(Equal("ghcr.io/spillway-dev/spillway-controller:latest"))
 	g.Expect(c.Args).To(ContainElements("--cluster-id=$(CLUSTER_ID)", "--cluster-name=$(CLUSTER_NAME)",
 		"--namespace=liqo", "--api-server-url=$(API_SERVER_URL)", "--leader-elect"))
-	// Every $(VAR) in the args must be an env var of the container, or the
-	// kubelet passes it through literally.
-	env := map[string]corev1.EnvVar{}
-	for _, e := range c.Env {
-		env[e.Name] = e
-	}
-	for _, a := range c.Args {
-		for _, m := range regexp.MustCompile(`\$\(([A-Z_]+)\)`).FindAllStringSubmatch(a, -1) {
-			g.Expect(env).To(HaveKey(m[1]), "arg %s", a)
-		}
-	}
+	env := expectArgVarsInEnv(g, c)
 	for _, key := range []string{"CLUSTER_ID", "CLUSTER_NAME", "API_SERVER_URL"} {
 		g.Expect(env[key].ValueFrom).NotTo(BeNil(), key)
 		g.Expect(env[key].ValueFrom.ConfigMapKeyRef).NotTo(BeNil(), key)
@@ -607,4 +597,20 @@ type pushSecret struct {
 			} `json:"match"`
 		} `json:"data"`
 	} `json:"spec"`
+}
+
+// expectArgVarsInEnv checks that every $(VAR) in c's args is an env var of
+// the container (the kubelet passes an unknown one through literally) and
+// returns the env by name.
+func expectArgVarsInEnv(g Gomega, c corev1.Container) map[string]corev1.EnvVar {
+	env := map[string]corev1.EnvVar{}
+	for _, e := range c.Env {
+		env[e.Name] = e
+	}
+	for _, a := range c.Args {
+		for _, m := range regexp.MustCompile(`\$\(([A-Z_]+)\)`).FindAllStringSubmatch(a, -1) {
+			g.Expect(env).To(HaveKey(m[1]), "arg %s", a)
+		}
+	}
+	return env
 }

@@ -2,7 +2,6 @@ package clusters_test
 
 import (
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -25,15 +24,7 @@ func TestFabricComponent(t *testing.T) {
 	g.Expect(c.SecurityContext.Capabilities.Add).To(ContainElement(corev1.Capability("NET_ADMIN")))
 	g.Expect(c.VolumeMounts).To(ContainElement(HaveField("MountPath", "/dev/net/tun")))
 
-	env := map[string]corev1.EnvVar{}
-	for _, e := range c.Env {
-		env[e.Name] = e
-	}
-	for _, a := range c.Args {
-		for _, m := range regexp.MustCompile(`\$\(([A-Z_]+)\)`).FindAllStringSubmatch(a, -1) {
-			g.Expect(env).To(HaveKey(m[1]), "arg %s", a)
-		}
-	}
+	env := expectArgVarsInEnv(g, c)
 	var identity corev1.ConfigMap
 	mustDecodeStrict(t, b.find(t, "ConfigMap", "liqo", "spillway-cluster-identity"), &identity)
 	for _, key := range []string{"GATEWAY_ADDRESS", "POD_CIDR"} {
