@@ -44,6 +44,20 @@ func Begin(obj Object, observedGeneration int64) {
 // and records its generation; a failed one keeps Reconciling with a retry
 // reason unless it is Stalled (an error only a change in git can fix).
 func Finalize(ctx context.Context, obj Object, patcher *patch.SerialPatcher, owned ...string) error {
+	Settle(obj)
+	opts := []patch.Option{
+		patch.WithOwnedConditions{Conditions: append(append([]string{}, OwnedConditions...), owned...)},
+		patch.WithFieldOwner(FieldOwner),
+	}
+	if err := patcher.Patch(ctx, obj, opts...); err != nil {
+		return fmt.Errorf("patching status of %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
+	}
+	return nil
+}
+
+// Settle applies Finalize's end-of-reconcile rules without writing: for a
+// reconciler that writes its status itself, in one request.
+func Settle(obj Object) {
 	if v, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
 		obj.SetLastHandledReconcileRequest(v)
 	}
@@ -58,14 +72,6 @@ func Finalize(ctx context.Context, obj Object, patcher *patch.SerialPatcher, own
 	case conditions.IsFalse(obj, meta.ReadyCondition):
 		conditions.MarkReconciling(obj, meta.ProgressingWithRetryReason, "%s", conditions.GetMessage(obj, meta.ReadyCondition))
 	}
-	opts := []patch.Option{
-		patch.WithOwnedConditions{Conditions: append(append([]string{}, OwnedConditions...), owned...)},
-		patch.WithFieldOwner(FieldOwner),
-	}
-	if err := patcher.Patch(ctx, obj, opts...); err != nil {
-		return fmt.Errorf("patching status of %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
-	}
-	return nil
 }
 
 // MarkNotReady sets Ready=False with an actionable message and, when the

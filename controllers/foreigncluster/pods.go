@@ -41,7 +41,7 @@ func (r *ForeignClusterReconciler) podHandler(fc *discoveryv1alpha1.ForeignClust
 	pe.twins = &podreflector.TwinWatcher{Provider: provider, LocalClusterID: r.LocalClusterID}
 	h := &podreflector.Handler{
 		Remote: remoteClient, Twins: pe.twins, LocalClusterID: r.LocalClusterID, RemoteID: fc.Spec.ClusterIdentity.ClusterID, NodeIP: r.NodeAddress,
-		RemoteConfig: cfg, ClusterName: clusterName(fc), APIServerURL: r.APIServerURL,
+		RemoteConfig: cfg, ClusterName: clusterName(fc), APIServerURL: r.APIServerURL, LocalPods: r.Client,
 		Namespaces: podreflector.OffloadingMapper(r.Client, clusterName(fc), fc.Spec.ClusterIdentity.ClusterID),
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
-	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -62,12 +62,27 @@ func (r *ShadowPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		// Garbage collection is removing the pod: recreating it would undo the deletion.
 		return ctrl.Result{}, nil
 	}
-	patcher := patch.NewSerialPatcher(sp, r.Client)
+	before := sp.DeepCopy()
 	defer func() {
-		retErr = errors.Join(retErr, client.IgnoreNotFound(fluxstatus.Finalize(ctx, sp, patcher, PodRecreatedCondition)))
+		retErr = errors.Join(retErr, client.IgnoreNotFound(r.writeStatus(ctx, before, sp)))
 	}()
 	fluxstatus.Begin(sp, sp.Status.ObservedGeneration)
 	return r.reconcile(ctx, r.newScope(ctx, sp))
+}
+
+// writeStatus settles the status as Flux's Finalize does and writes it in
+// one merge patch when it changed. There is a ShadowPod per offloaded pod,
+// so this is the provider's hottest write: Flux's patch helper would send
+// conditions and the other status fields as two requests.
+func (r *ShadowPodReconciler) writeStatus(ctx context.Context, before, sp *virtualkubeletv1alpha1.ShadowPod) error {
+	fluxstatus.Settle(sp)
+	if equality.Semantic.DeepEqual(before.Status, sp.Status) {
+		return nil
+	}
+	if err := r.Status().Patch(ctx, sp, client.MergeFrom(before), client.FieldOwner(fieldOwner)); err != nil {
+		return fmt.Errorf("patching status of ShadowPod %s/%s: %w", sp.Namespace, sp.Name, err)
+	}
+	return nil
 }
 
 // scope is everything one reconcile knows about a ShadowPod.

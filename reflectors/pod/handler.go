@@ -9,6 +9,7 @@ import (
 
 	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -51,6 +52,10 @@ type Handler struct {
 	// APIServerURL is this cluster's API server as offloaded pods reach it;
 	// empty keeps them off it (--enable-apiserver-support=false).
 	APIServerURL string
+	// LocalPods reads local pods (the manager's cache): a provider change
+	// that leaves the local status as it already is (its scheduler binding
+	// the pod, a label) then costs no write. Nil reports every change.
+	LocalPods client.Reader
 
 	mu      sync.Mutex
 	notify  func(*corev1.Pod)
@@ -167,7 +172,7 @@ func (h *Handler) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
 			h.reportGone(localNs, remotePod.Name)
 			return
 		}
-		h.emit(h.localView(localNs, remotePod))
+		h.emitIfChanged(h.localView(localNs, remotePod))
 	})
 }
 
@@ -184,7 +189,52 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 		out.Spec = remotePod.Spec
 	}
 	out.Status = LocalStatus(remotePod, h.RemoteID, h.NodeIP, Recreations(remotePod))
+	if base != nil {
+		keepLocalScheduling(&out.Status, base)
+	}
 	return out
+}
+
+// keepLocalScheduling keeps the local pod's PodScheduled condition (the
+// local scheduler placed it on the virtual node) unless the provider could
+// not schedule it, which the consumer must see. The provider's own binding
+// is its business: reporting it would only move a timestamp, and a freshly
+// created remote pod, which has no condition yet, would briefly unschedule
+// the local one.
+func keepLocalScheduling(st *corev1.PodStatus, local *corev1.Pod) {
+	var localCond *corev1.PodCondition
+	for i := range local.Status.Conditions {
+		if local.Status.Conditions[i].Type == corev1.PodScheduled {
+			localCond = &local.Status.Conditions[i]
+		}
+	}
+	if localCond == nil {
+		return
+	}
+	for i := range st.Conditions {
+		if st.Conditions[i].Type != corev1.PodScheduled {
+			continue
+		}
+		if st.Conditions[i].Status != corev1.ConditionFalse {
+			st.Conditions[i] = *localCond.DeepCopy()
+		}
+		return
+	}
+	st.Conditions = append([]corev1.PodCondition{*localCond.DeepCopy()}, st.Conditions...)
+}
+
+// emitIfChanged reports p unless the local pod already shows its status. A
+// stale cache costs at most a redundant write, never a missed one: whatever
+// the cache says, a status it does not show is reported.
+func (h *Handler) emitIfChanged(p *corev1.Pod) {
+	if h.LocalPods != nil {
+		cur := &corev1.Pod{}
+		err := h.LocalPods.Get(context.Background(), client.ObjectKeyFromObject(p), cur)
+		if err == nil && equality.Semantic.DeepEqual(cur.Status, p.Status) {
+			return
+		}
+	}
+	h.emit(p)
 }
 
 func withoutOriginLabels(l map[string]string) map[string]string {
