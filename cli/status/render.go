@@ -66,7 +66,7 @@ func (s *Status) writePeerings(b *strings.Builder) {
 		b.WriteString("  none: no ForeignCluster in this cluster\n")
 		return
 	}
-	t := &table{header: []string{"NAME", "CLUSTER ID", "OUTGOING", "INCOMING", "AUTH", "READY"}}
+	t := &table{header: []string{"NAME", "CLUSTER ID", "OUTGOING", "INCOMING", "NETWORK", "AUTH", "READY"}}
 	for i := range s.ForeignClusters {
 		fc := &s.ForeignClusters[i]
 		ready := meta.FindStatusCondition(fc.Status.Conditions, discoveryv1alpha1.ReadyCondition)
@@ -81,6 +81,7 @@ func (s *Status) writePeerings(b *strings.Builder) {
 		}
 		t.add([]string{fc.Name, fc.Spec.ClusterIdentity.ClusterID,
 			string(fc.PeeringStatus(discoveryv1alpha1.OutgoingPeeringCondition)), string(fc.PeeringStatus(discoveryv1alpha1.IncomingPeeringCondition)),
+			string(fc.PeeringStatus(discoveryv1alpha1.NetworkStatusCondition)),
 			string(fc.PeeringStatus(discoveryv1alpha1.AuthenticationStatusCondition)), conditionStatus(ready)}, details...)
 	}
 	t.write(b)

@@ -73,6 +73,7 @@ func fleet() client.Client {
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(
 		newForeignCluster("milan", milanID,
 			withPeering(discoveryv1alpha1.OutgoingPeeringCondition, discoveryv1alpha1.PeeringConditionStatusEstablished, "", ""),
+			withPeering(discoveryv1alpha1.NetworkStatusCondition, discoveryv1alpha1.PeeringConditionStatusEstablished, "TunnelConnected", ""),
 			withPeering(discoveryv1alpha1.AuthenticationStatusCondition, discoveryv1alpha1.PeeringConditionStatusEstablished, "", ""),
 			withReady(metav1.ConditionTrue, "PeeringEstablished", "")),
 		newForeignCluster("naples", naplesID,
@@ -116,9 +117,9 @@ func TestStatusShowsEveryPeeringWithTheReasonForWhatIsNotReady(t *testing.T) {
 	out, err := render(t, "")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(out).To(Equal(`Peerings
-  NAME    CLUSTER ID                            OUTGOING     INCOMING  AUTH         READY
-  milan   8b1d6f03-c2e5-4a97-9f48-d13b7e6a2c05  Established  None      Established  True
-  naples  edc8c24a-4c11-48b8-8b0e-2a95cf7464af  Pending      None      Error        False
+  NAME    CLUSTER ID                            OUTGOING     INCOMING  NETWORK      AUTH         READY
+  milan   8b1d6f03-c2e5-4a97-9f48-d13b7e6a2c05  Established  None      Established  Established  True
+  naples  edc8c24a-4c11-48b8-8b0e-2a95cf7464af  Pending      None      None         Error        False
     not Ready: CredentialsNotFound: Secret liqo/naples-credentials not found
     AuthenticationStatus Error: AuthenticationFailed: the token was rejected
 
