@@ -22,6 +22,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -124,6 +125,9 @@ func run(ctx context.Context, o options) error {
 		webhookServer = o.webhook.Server()
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		// Nothing reads managed fields from the cache; without them a cached
+		// pod is markedly smaller, and the manager caches every pod.
+		Cache:                   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		WebhookServer:           webhookServer,
 		Scheme:                  newScheme(),
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},

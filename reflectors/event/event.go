@@ -8,6 +8,7 @@ package event
 import (
 	"context"
 	"fmt"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sync"
 	"time"
 
@@ -136,7 +137,8 @@ func (r *Reflector) syncTwins(ctx context.Context) {
 }
 
 func (r *Reflector) watch(remoteNs, localNs string) *twin {
-	f := informers.NewSharedInformerFactoryWithOptions(r.Provider, r.Resync, informers.WithNamespace(remoteNs))
+	f := informers.NewSharedInformerFactoryWithOptions(r.Provider, r.Resync, informers.WithNamespace(remoteNs),
+		informers.WithTransform(crcache.TransformStripManagedFields()))
 	inf := f.Core().V1().Events().Informer()
 	enqueue := func(o any) {
 		if e, ok := o.(*corev1.Event); ok {

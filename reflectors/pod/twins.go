@@ -1,6 +1,7 @@
 package pod
 
 import (
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,7 +57,7 @@ func (w *TwinWatcher) Watch(remoteNs, localNs string) {
 	f := informers.NewSharedInformerFactoryWithOptions(w.Provider, 0, informers.WithNamespace(remoteNs),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = sharingv1alpha1.OriginClusterIDLabel + "=" + w.LocalClusterID
-		}))
+		}), informers.WithTransform(crcache.TransformStripManagedFields()))
 	inf := f.Core().V1().Pods().Informer()
 	t := &twin{localNamespace: localNs, informer: inf}
 	w.twins[remoteNs], w.byLocal[localNs] = t, remoteNs
