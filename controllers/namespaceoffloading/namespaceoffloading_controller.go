@@ -6,19 +6,15 @@ package namespaceoffloading
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
-
 	"github.com/fluxcd/pkg/runtime/conditions"
-	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
@@ -43,32 +39,21 @@ type NamespaceOffloadingReconciler struct {
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 
-// Reconcile follows the Flux ladder.
-func (r *NamespaceOffloadingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	no := &offloadingv1alpha1.NamespaceOffloading{}
-	if err := r.Get(ctx, req.NamespacedName, no); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+// Reconcile follows Flux's ladder (fluxstatus.Ladder): get, patcher,
+// deferred status, deletion, finalizer, suspend, work.
+func (r *NamespaceOffloadingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ladder := fluxstatus.Ladder[*offloadingv1alpha1.NamespaceOffloading]{
+		Client:    r.Client,
+		Finalizer: Finalizer,
+		New:       func() *offloadingv1alpha1.NamespaceOffloading { return &offloadingv1alpha1.NamespaceOffloading{} },
+		Suspended: func(no *offloadingv1alpha1.NamespaceOffloading) bool { return no.Spec.Suspend },
+		ObservedGeneration: func(no *offloadingv1alpha1.NamespaceOffloading) int64 {
+			return no.Status.ObservedGeneration
+		},
+		Delete: r.reconcileDelete,
+		Work:   r.reconcile,
 	}
-	patcher := patch.NewSerialPatcher(no, r.Client)
-	defer func() {
-		if !no.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(no, Finalizer) {
-			retErr = errors.Join(retErr, client.IgnoreNotFound(patcher.Patch(ctx, no)))
-			return
-		}
-		retErr = errors.Join(retErr, fluxstatus.Finalize(ctx, no, patcher))
-	}()
-	if !no.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, no)
-	}
-	if controllerutil.AddFinalizer(no, Finalizer) {
-		return ctrl.Result{Requeue: true}, nil
-	}
-	if no.Spec.Suspend {
-		fluxstatus.MarkSuspended(no)
-		return ctrl.Result{}, nil
-	}
-	fluxstatus.Begin(no, no.Status.ObservedGeneration)
-	return r.reconcile(ctx, no)
+	return ladder.Reconcile(ctx, req)
 }
 
 func (r *NamespaceOffloadingReconciler) reconcile(ctx context.Context, no *offloadingv1alpha1.NamespaceOffloading) (ctrl.Result, error) {
