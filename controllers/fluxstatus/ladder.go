@@ -38,9 +38,9 @@ type Ladder[T Object] struct {
 	Work func(ctx context.Context, obj T) (ctrl.Result, error)
 }
 
-// Reconcile runs the ladder for one request. Every path writes the object at
-// most twice: once to persist a new finalizer, once at the end for what
-// changed (status, or the finalizer Delete removed), always under FieldOwner.
+// Reconcile runs the ladder for one request. It writes the object at most
+// twice, always under FieldOwner: once to persist a new finalizer, once at the
+// end for what changed (status, or the finalizer Delete removed).
 //
 // A new finalizer is patched at once and the reconcile goes on, rather than
 // requeued: the finalizer must be stored before Work creates anything it has
