@@ -1,7 +1,6 @@
 # Spillway. `make help` lists the targets.
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
-export GOFLAGS := -mod=mod
 
 CLUSTERS ?= rome milan
 LAB_DIR ?= .lab
@@ -38,15 +37,29 @@ build: ## Build the binaries into bin/.
 	go build -o $(BIN)/ ./cmd/... ./e2e/lab/cmd/...
 
 .PHONY: unit
-unit: ## Unit tests.
-	go test ./...
+unit: ## Unit tests, under the race detector: handlers and registries run concurrently.
+	go test -race ./...
+
+.PHONY: verify
+verify: generate manifests ## Fail if generated code, manifests or go.mod/go.sum differ from what is committed.
+	GONOSUMDB=k8s.io go mod tidy
+	@drift="$$(git status --porcelain --untracked-files=all -- api kustomize go.mod go.sum)"; \
+	if [[ -n "$$drift" ]]; then \
+	  echo "verify: these files differ from what 'make generate manifests' and 'go mod tidy' produce:" >&2; \
+	  echo "$$drift" >&2; git --no-pager diff --stat -- api kustomize go.mod go.sum >&2; \
+	  echo "verify: run 'make generate manifests' and 'GONOSUMDB=k8s.io go mod tidy', then commit the result" >&2; exit 1; \
+	fi
+
+.PHONY: lint
+lint: ## golangci-lint with .golangci.yml, at the version hack/tools.sh pins.
+	"$$(hack/tools.sh golangci-lint)" run ./...
 
 .PHONY: e2e
 e2e: ## End-to-end suites on the lab (real control planes).
 	$(lab-bins); go test -tags e2e -timeout $(E2E_TIMEOUT) -p 1 ./e2e/suites/... -ginkgo.v
 
 .PHONY: test
-test: fmt vet unit e2e ## Everything CI runs: format, vet, unit and e2e tests.
+test: fmt vet verify lint unit e2e ## Everything CI runs: format, vet, generated files, lint, unit and e2e tests.
 
 .PHONY: lab-up
 lab-up: build ## Start the lab clusters: make lab-up CLUSTERS="rome milan".
