@@ -19,6 +19,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
 
 // ReasonOffloadingBackOff is the reason a pod bound to a virtual node shows
@@ -28,10 +29,6 @@ const ReasonOffloadingBackOff = "OffloadingBackOff"
 // ErrNotOffloaded means a namespace has no ready twin on this provider.
 var ErrNotOffloaded = errors.New("namespace not offloaded to this cluster")
 
-// NamespaceMapper returns the twin of a local namespace on this handler's
-// provider, or an error wrapping ErrNotOffloaded.
-type NamespaceMapper func(ctx context.Context, localNamespace string) (string, error)
-
 // Handler is virtual-kubelet's PodLifecycleHandler for one peering. Every
 // method may be called more than once for the same pod (virtual-kubelet
 // retries and resyncs), so each is idempotent. The consumer owns the local pod
@@ -39,9 +36,11 @@ type NamespaceMapper func(ctx context.Context, localNamespace string) (string, e
 type Handler struct {
 	// Remote is a client for the provider with the consumer's identity and
 	// Spillway's scheme; Twins watches the provider's pods.
-	Remote         client.Client
-	Twins          *TwinWatcher
-	Namespaces     NamespaceMapper
+	Remote client.Client
+	Twins  *TwinWatcher
+	// Namespaces maps a pod's namespace to its twin on the provider; its
+	// errors wrap ErrNotOffloaded when the namespace has no ready twin there.
+	Namespaces     reflection.NamespaceMapper
 	LocalClusterID string
 	RemoteID       string
 	NodeIP         string

@@ -9,12 +9,13 @@ import (
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
 
 // OffloadingMapper maps a local namespace to its twin on one provider by
 // reading the namespace's NamespaceOffloading status: the twin must be Ready
 // on that provider, or pods wait (OffloadingBackOff).
-func OffloadingMapper(c client.Reader, clusterName, clusterID string) NamespaceMapper {
+func OffloadingMapper(c client.Reader, clusterName, clusterID string) reflection.NamespaceMapper {
 	peerKey := policies.UniqueClusterName(clusterName, clusterID)
 	return func(ctx context.Context, localNs string) (string, error) {
 		no := &offloadingv1alpha1.NamespaceOffloading{}
