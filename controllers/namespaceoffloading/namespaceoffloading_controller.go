@@ -1,7 +1,8 @@
 // Package namespaceoffloading extends a namespace into the providers its
 // NamespaceOffloading selects: it asks each selected provider for a twin
 // namespace, reports per cluster how that went, and marks the namespace so the
-// pod webhook places its pods. It writes only status (and one label it owns).
+// pod webhook places its pods. Of what git holds it writes only status and one
+// label it owns; on deletion it deletes the namespace's offloaded pods.
 package namespaceoffloading
 
 import (
