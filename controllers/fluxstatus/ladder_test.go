@@ -103,9 +103,9 @@ func TestLadder(t *testing.T) {
 		summary:    summary{ready: metav1.ConditionTrue, observedGeneration: 2},
 		finalizers: []string{testFinalizer},
 	}, {
-		name:   "a finalizer that cannot be stored stops the reconcile before work",
-		obj:    newObj(),
-		fail:   map[string]error{"patch": forbidden},
+		name: "a finalizer that cannot be stored stops the reconcile before work",
+		obj:  newObj(),
+		fail: map[string]error{"patch": forbidden},
 		// The deferred status write retries the finalizer first, and is refused too.
 		called: nil, writes: []string{"patch", "patch"},
 		err:     "adding finalizer spillway.liqo.io/test to NamespaceOffloading apps/offloading",

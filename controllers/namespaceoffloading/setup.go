@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -31,6 +32,8 @@ func (r *NamespaceOffloadingReconciler) SetupWithManager(mgr ctrl.Manager) error
 func (r *NamespaceOffloadingReconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
 	list := &offloadingv1alpha1.NamespaceOffloadingList{}
 	if err := r.List(ctx, list); err != nil {
+		// A map function cannot return an error; the periodic resync catches up.
+		log.FromContext(ctx).Error(err, "listing NamespaceOffloadings after a virtual node changed: they are reconciled at their next resync")
 		return nil
 	}
 	out := make([]reconcile.Request, 0, len(list.Items))
