@@ -27,6 +27,7 @@ require (
 	k8s.io/apiserver v0.36.4
 	k8s.io/client-go v0.36.4
 	k8s.io/component-helpers v0.36.4
+	k8s.io/streaming v0.36.4
 	k8s.io/utils v0.0.0-20261023123148-ca04ba58ecab
 	sigs.k8s.io/controller-runtime v0.24.1
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730
@@ -140,7 +141,6 @@ require (
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	k8s.io/kubectl v0.36.4 // indirect
 	k8s.io/kubelet v0.36.4 // indirect
-	k8s.io/streaming v0.36.4 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.34.0 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
