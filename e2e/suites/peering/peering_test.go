@@ -242,7 +242,7 @@ var _ = Describe("peering from git", Ordered, func() {
 					continue
 				}
 				var fields map[string]any
-				Expect(json.Unmarshal(mf.FieldsV1.Raw, &fields)).To(Succeed())
+				Expect(json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields)).To(Succeed())
 				if mf.Subresource == "status" {
 					statusOwned = true
 					continue
