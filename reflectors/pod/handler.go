@@ -96,9 +96,9 @@ func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 // beyond what the provider's ShadowPod controller can apply.
 func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	h.remember(pod)
-	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
-	if err != nil {
-		return nil
+	remoteNs, err := h.twinOf(ctx, pod.Namespace)
+	if err != nil || remoteNs == "" {
+		return err
 	}
 	want := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
 	sp := &virtualkubeletv1alpha1.ShadowPod{}
@@ -109,6 +109,20 @@ func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	return h.Remote.Update(ctx, sp)
 }
 
+// twinOf maps namespace for UpdatePod and DeletePod: "" and no error when
+// the namespace is not offloaded here (no ShadowPod can exist for its pods),
+// the error when the mapping could not be read, so virtual-kubelet retries.
+func (h *Handler) twinOf(ctx context.Context, namespace string) (string, error) {
+	remoteNs, err := h.Namespaces(ctx, namespace)
+	switch {
+	case errors.Is(err, ErrNotOffloaded):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("mapping namespace %s to its twin on cluster %s: %w", namespace, h.clusterName(), err)
+	}
+	return remoteNs, nil
+}
+
 // DeletePod deletes the ShadowPod; the provider's garbage collector removes the
 // pod with its own grace period, and the watch reports it gone.
 func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
@@ -116,9 +130,9 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	// pod is released at once (see reportGone).
 	h.remember(pod)
 	h.clearPending(pod)
-	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
-	if err != nil {
-		return nil
+	remoteNs, err := h.twinOf(ctx, pod.Namespace)
+	if err != nil || remoteNs == "" {
+		return err
 	}
 	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: remoteNs}}
 	if err := h.Remote.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {
