@@ -105,12 +105,14 @@ func (h *Handler) executor(u *url.URL) (remotecommand.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	// client-go's websocket transport returns k8s.io/streaming's error types:
-	// apimachinery's deprecated httpstream copies never match them, and exec
-	// would not fall back to SPDY against an API server without websockets.
-	return remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
+	return remotecommand.NewFallbackExecutor(ws, spdy, shouldFallBackToSPDY)
+}
+
+// shouldFallBackToSPDY reports whether a websocket exec failed in a way SPDY
+// may not. client-go's websocket transport returns k8s.io/streaming's error
+// types: apimachinery's deprecated httpstream copies never match them.
+func shouldFallBackToSPDY(err error) bool {
+	return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 }
 
 func (h *Handler) clusterName() string {
