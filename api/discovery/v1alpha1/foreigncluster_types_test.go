@@ -18,6 +18,8 @@ package v1alpha1_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -327,4 +329,19 @@ func TestSchemeAndDeepCopy(t *testing.T) {
 	g.Expect(orig.Spec.CredentialsSecretRef.Name).To(Equal("a"))
 	g.Expect(orig.Spec.Interval.Duration).To(Equal(time.Second))
 	g.Expect(orig.Status.PeeringConditions[0].Status).To(BeEmpty())
+}
+
+// Every ForeignCluster the fleet in clusters/ commits is admitted: the rules
+// refusing Liqo values Spillway does not implement leave Liqo's defaults alone.
+func TestFleetForeignClustersAreAdmitted(t *testing.T) {
+	g := NewWithT(t)
+	files, err := filepath.Glob(filepath.Join(crdtest.BasesDir(), "..", "..", "..", "clusters", "*", "config", "foreigncluster-*.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(files).NotTo(BeEmpty())
+	a := admission(g)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(a.Validate(crdtest.MustDecode(string(data)), nil)).To(BeEmpty(), f)
+	}
 }
