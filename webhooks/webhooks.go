@@ -11,9 +11,10 @@
 //   - NamespaceOffloading (validating): Ignore. The CRD's CEL rules keep the
 //     name and the mapping strategy while the webhook is down; only the
 //     selector check and the warnings wait for it.
-//   - ShadowPod (validating, on providers, twin namespaces only): Fail. A
-//     consumer must not outgrow its offer; while the webhook is down, new
-//     offloaded pods wait and running ones are untouched.
+//   - ShadowPod (validating, on providers, twin namespaces only, CREATE and
+//     UPDATE): Fail. A consumer must not outgrow its offer nor run a pod the
+//     provider's pod policy forbids; while the webhook is down, new offloaded
+//     pods wait and running ones are untouched.
 package webhooks
 
 import (
@@ -143,7 +144,7 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{}, NamespaceSelector: &metav1.LabelSelector{},
 		}, {
 			Name: "shadowpod.spillway.liqo.io", ClientConfig: o.clientConfig(shadowpod.Path, ca),
-			Rules: rule("virtualkubelet.liqo.io", "shadowpods", create),
+			Rules: rule("virtualkubelet.liqo.io", "shadowpods", []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}),
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: sharingv1alpha1.TwinNamespaceLabel, Operator: metav1.LabelSelectorOpExists}}},
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},
