@@ -74,7 +74,9 @@ const appArmorAnnotationPrefix = "container.apparmor.security.beta.kubernetes.io
 // admission and before it creates the pod) call it.
 func CheckPod(spec *corev1.PodSpec, annotations map[string]string, level sharingv1alpha1.PodSecurityLevel) []PodViolation {
 	var out []PodViolation
-	add := func(field, problem, fix string) { out = append(out, PodViolation{Field: field, Problem: problem, Fix: fix}) }
+	add := func(field, problem, fix string) {
+		out = append(out, PodViolation{Field: field, Problem: problem, Fix: fix})
+	}
 	checkProviderOwned(spec, add)
 	checkBaseline(spec, annotations, add)
 	if level == sharingv1alpha1.PodSecurityRestricted {

@@ -111,7 +111,9 @@ func TestCheckPodRestrictedAddsTheRestrictedProfile(t *testing.T) {
 	g.Expect(CheckPod(nfs, nil, baseline)).To(BeEmpty(), "NFS volumes are baseline")
 	root := restrictedSpec(func(s *corev1.PodSpec) { s.Containers[0].SecurityContext.RunAsUser = ptr.To(int64(0)) })
 	g.Expect(fields(CheckPod(root, nil, restricted))).To(ConsistOf("containers[0].securityContext.runAsUser"))
-	chown := restrictedSpec(func(s *corev1.PodSpec) { s.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"CHOWN"} })
+	chown := restrictedSpec(func(s *corev1.PodSpec) {
+		s.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"CHOWN"}
+	})
 	g.Expect(fields(CheckPod(chown, nil, restricted))).To(ConsistOf("containers[0].securityContext.capabilities.add[0]"))
 }
 
