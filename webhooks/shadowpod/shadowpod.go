@@ -67,7 +67,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	if consumer == "" {
 		return admission.Denied(fmt.Sprintf("namespace %s is not a twin namespace of any consumer: ShadowPods are only accepted in the namespaces a consumer's offloading created", req.Namespace))
 	}
-	offer, err := OfferFor(ctx, v.Reader, consumer)
+	offer, err := offerFor(ctx, v.Reader, consumer)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
@@ -139,9 +139,8 @@ func (v *Validator) admitQuota(ctx context.Context, consumer string, sp *virtual
 	return admission.Allowed("")
 }
 
-// OfferFor is the live ResourceOffer for consumer, nil when there is none.
-// The ShadowPod controller asks it too, for the pod policy's level.
-func OfferFor(ctx context.Context, r client.Reader, consumer string) (*sharingv1alpha1.ResourceOffer, error) {
+// offerFor is the live ResourceOffer for consumer, nil when there is none.
+func offerFor(ctx context.Context, r client.Reader, consumer string) (*sharingv1alpha1.ResourceOffer, error) {
 	offers := &sharingv1alpha1.ResourceOfferList{}
 	if err := r.List(ctx, offers); err != nil {
 		return nil, fmt.Errorf("listing ResourceOffers: %w", err)
