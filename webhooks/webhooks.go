@@ -122,8 +122,10 @@ func (o Options) clientConfig(path string, ca []byte) admissionregistrationv1.We
 	if o.URL != "" {
 		return admissionregistrationv1.WebhookClientConfig{URL: ptr.To(o.URL + path), CABundle: ca}
 	}
+	// The port is the API server's default, spelled out so that the
+	// periodic republish finds nothing to update.
 	return admissionregistrationv1.WebhookClientConfig{CABundle: ca, Service: &admissionregistrationv1.ServiceReference{
-		Namespace: o.Namespace, Name: o.ServiceName, Path: ptr.To(path)}}
+		Namespace: o.Namespace, Name: o.ServiceName, Path: ptr.To(path), Port: ptr.To(int32(443))}}
 }
 
 // Configurations are the webhook configurations for a CA bundle.

@@ -70,5 +70,18 @@ var _ = Describe("uninstalling from git", Ordered, func() {
 		Expect(milanC.Get(ctx, client.ObjectKey{Name: "spillway-controller"}, role)).To(Succeed())
 		Eventually(func(g Gomega) { expectOwnedBy(g, ctx, role.UID) }).WithContext(ctx).WithTimeout(time.Minute).
 			Should(Succeed(), "the running manager republishes them, owned by the new ClusterRole, at its next check")
+
+		// Republishing every check (2 s here) writes nothing once they are right.
+		versions := func() []string {
+			var out []string
+			for _, o := range configurations() {
+				Expect(milanC.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
+				out = append(out, o.GetResourceVersion())
+			}
+			return out
+		}
+		before := versions()
+		Consistently(versions).WithTimeout(6*time.Second).WithPolling(time.Second).Should(Equal(before),
+			"the configurations were rewritten although nothing changed")
 	}, SpecTimeout(4*time.Minute))
 })
