@@ -194,8 +194,9 @@ func TestInstallBase(t *testing.T) {
 	c := spec.Containers[0]
 	g.Expect(c.Image).To(Equal("ghcr.io/spillway-dev/spillway-controller:latest"))
 	g.Expect(c.Args).To(ContainElements("--cluster-id=$(CLUSTER_ID)", "--cluster-name=$(CLUSTER_NAME)",
-		"--namespace=liqo", "--api-server-url=$(API_SERVER_URL)", "--leader-elect"))
+		"--namespace=$(POD_NAMESPACE)", "--api-server-url=$(API_SERVER_URL)", "--leader-elect"))
 	env := expectArgVarsInEnv(g, c)
+	g.Expect(env["POD_NAMESPACE"].ValueFrom).To(HaveField("FieldRef.FieldPath", "metadata.namespace"), "the manager's namespace follows the overlay's")
 	for _, key := range []string{"CLUSTER_ID", "CLUSTER_NAME", "API_SERVER_URL"} {
 		g.Expect(env[key].ValueFrom).NotTo(BeNil(), key)
 		g.Expect(env[key].ValueFrom.ConfigMapKeyRef).NotTo(BeNil(), key)
