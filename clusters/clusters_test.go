@@ -192,7 +192,10 @@ func TestInstallBase(t *testing.T) {
 	g.Expect(spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
 	g.Expect(spec.Containers).To(HaveLen(1))
 	c := spec.Containers[0]
-	g.Expect(c.Image).To(Equal("ghcr.io/spillway-dev/spillway-controller:latest"))
+	version, err := os.ReadFile(filepath.Join(root, "VERSION"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(strings.TrimSpace(string(version))).To(MatchRegexp(`^v\d+\.\d+\.\d+$`), "VERSION")
+	g.Expect(c.Image).To(Equal("ghcr.io/spillway-dev/spillway-controller:"+strings.TrimSpace(string(version))), "the release make image builds, never :latest")
 	g.Expect(c.Args).To(ContainElements("--cluster-id=$(CLUSTER_ID)", "--cluster-name=$(CLUSTER_NAME)",
 		"--namespace=$(POD_NAMESPACE)", "--api-server-url=$(API_SERVER_URL)", "--leader-elect"))
 	env := expectArgVarsInEnv(g, c)
