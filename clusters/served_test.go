@@ -12,8 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
@@ -32,9 +37,10 @@ var crdSources = []struct {
 	{"github.com/fluxcd/source-controller", "v1.9.6", []string{"config/crd/bases/*.yaml"}},
 }
 
-// servedKinds maps group/version/Kind to true for every kind the target API
-// servers serve: Kubernetes' own, Spillway's CRDs, and the external CRDs.
-type servedKinds map[schema.GroupVersionKind]bool
+// servedKinds maps group/version/Kind to its schema (nil for Spillway's
+// own, checked by strict decoding elsewhere) for every CRD kind the target
+// API servers serve; Kubernetes' own kinds come from client-go's scheme.
+type servedKinds map[schema.GroupVersionKind]*apiextensionsv1.JSONSchemaProps
 
 // moduleDir downloads (or finds in the module cache) one module version.
 func moduleDir(t *testing.T, module, version string) string {
@@ -52,8 +58,9 @@ func moduleDir(t *testing.T, module, version string) string {
 	return m.Dir
 }
 
-// addCRDs records the served versions of every CRD in the YAML stream.
-func (s servedKinds) addCRDs(t *testing.T, file string) {
+// addCRDs records the served versions of every CRD in the YAML stream,
+// with their schemas when withSchemas.
+func (s servedKinds) addCRDs(t *testing.T, file string, withSchemas bool) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -71,15 +78,21 @@ func (s servedKinds) addCRDs(t *testing.T, file string) {
 			continue
 		}
 		for _, v := range crd.Spec.Versions {
-			if v.Served {
-				s[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = true
+			if !v.Served {
+				continue
 			}
+			var props *apiextensionsv1.JSONSchemaProps
+			if withSchemas && v.Schema != nil {
+				props = v.Schema.OpenAPIV3Schema
+			}
+			s[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = props
 		}
 	}
 }
 
 func (s servedKinds) serves(gvk schema.GroupVersionKind) bool {
-	return s[gvk] || clientgoscheme.Scheme.Recognizes(gvk) || gvk == apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+	_, crd := s[gvk]
+	return crd || clientgoscheme.Scheme.Recognizes(gvk) || gvk == apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
 }
 
 func loadServedKinds(t *testing.T) servedKinds {
@@ -93,7 +106,7 @@ func loadServedKinds(t *testing.T) servedKinds {
 				t.Fatalf("%s@%s has no %s: %v", src.module, src.version, glob, err)
 			}
 			for _, f := range files {
-				s.addCRDs(t, f)
+				s.addCRDs(t, f, true)
 			}
 		}
 	}
@@ -102,7 +115,7 @@ func loadServedKinds(t *testing.T) servedKinds {
 		t.Fatalf("no CRDs in kustomize/crd/bases: %v", err)
 	}
 	for _, f := range ours {
-		s.addCRDs(t, f)
+		s.addCRDs(t, f, false)
 	}
 	return s
 }
@@ -132,7 +145,7 @@ func TestEveryManifestIsServed(t *testing.T) {
 	for _, src := range crdSources {
 		sources = append(sources, src.module+"@"+src.version)
 	}
-	checked := 0
+	checked, validated := 0, 0
 	for _, top := range []string{".", filepath.Join(root, "kustomize")} {
 		err := filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
@@ -157,8 +170,14 @@ func TestEveryManifestIsServed(t *testing.T) {
 					continue // kustomize's own files, never applied
 				}
 				checked++
-				if gvk := gv.WithKind(m.Kind); !served.serves(gvk) {
+				gvk := gv.WithKind(m.Kind)
+				if !served.serves(gvk) {
 					t.Errorf("%s: %s %s is not served by Kubernetes, Spillway's CRDs or %s", path, m.APIVersion, m.Kind, strings.Join(sources, ", "))
+				} else if props := served[gvk]; props != nil {
+					validated++
+					for _, e := range admit(t, props, doc) {
+						t.Errorf("%s: %s %s: %s", path, m.APIVersion, m.Kind, e)
+					}
 				}
 				for _, hc := range m.Spec.HealthChecks {
 					if gvk := schema.FromAPIVersionAndKind(hc.APIVersion, hc.Kind); !served.serves(gvk) {
@@ -175,5 +194,43 @@ func TestEveryManifestIsServed(t *testing.T) {
 	if checked < 50 {
 		t.Errorf("checked only %d objects: is the walk missing folders?", checked)
 	}
-	t.Logf("%d objects checked against %d served kinds", checked, len(served))
+	if validated < 30 {
+		t.Errorf("validated only %d objects against External Secrets' and Flux's schemas", validated)
+	}
+	t.Logf("%d objects checked against %d served kinds, %d of them against External Secrets' or Flux's schema", checked, len(served), validated)
+}
+
+// admit is what the API server would say of the object: fields the schema
+// does not know (pruned silently by the server, so a misspelling is lost),
+// then the OpenAPI validation.
+func admit(t *testing.T, props *apiextensionsv1.JSONSchemaProps, doc string) []string {
+	t.Helper()
+	internal := &apiextensions.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	structural, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := map[string]any{}
+	if err := utiljson.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range pruning.PruneWithOptions(obj, structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}) {
+		out = append(out, "unknown field "+p)
+	}
+	for _, e := range apiservervalidation.ValidateCustomResource(nil, obj, validator) {
+		out = append(out, e.Error())
+	}
+	return out
 }
