@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -67,6 +68,23 @@ func TestLiqoSystemOverlay(t *testing.T) {
 		ns := v.Schema.OpenAPIV3Schema.Properties["spec"].Properties["credentialsSecretRef"].Properties["namespace"]
 		g.Expect(ns.Default).NotTo(BeNil())
 		g.Expect(string(ns.Default.Raw)).To(Equal(`"liqo-system"`), v.Name)
+	}
+}
+
+// An install overlay on top of it: the manager's identity ConfigMap sits
+// next to it, and every key the Deployment reads is there.
+func TestLiqoSystemInstallExample(t *testing.T) {
+	g := NewWithT(t)
+	b := build(t, filepath.Join("examples", "liqo-system-install"))
+	var cm corev1.ConfigMap
+	mustDecodeStrict(t, b.find(t, "ConfigMap", "liqo-system", "spillway-cluster-identity"), &cm)
+	var dep appsv1.Deployment
+	mustDecodeStrict(t, b.find(t, "Deployment", "liqo-system", "spillway-controller"), &dep)
+	for _, e := range dep.Spec.Template.Spec.Containers[0].Env {
+		if ref := e.ValueFrom; ref != nil && ref.ConfigMapKeyRef != nil {
+			g.Expect(ref.ConfigMapKeyRef.Name).To(Equal(cm.Name))
+			g.Expect(cm.Data).To(HaveKey(ref.ConfigMapKeyRef.Key), "env %s", e.Name)
+		}
 	}
 }
 
