@@ -7,8 +7,8 @@ package event
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sync"
 	"time"
 
@@ -21,6 +21,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
@@ -157,11 +158,15 @@ func (r *Reflector) work(ctx context.Context) {
 		if shutdown {
 			return
 		}
-		if err := r.sync(ctx, key); err != nil && ctx.Err() == nil {
+		err := reflection.Recovering(Name, r.Peer.RemoteClusterID, key.String(), func() error { return r.sync(ctx, key) })
+		switch {
+		case errors.Is(err, reflection.ErrPanicked):
+			r.queue.Forget(key) // counted and logged; a retry would panic again
+		case err != nil && ctx.Err() == nil:
 			reflection.RecordError(Name, r.Peer.RemoteClusterID)
 			ctrl.Log.WithName("reflection").V(1).Info("event reflection failed, retrying", "event", key.String(), "error", err.Error())
 			r.queue.AddRateLimited(key)
-		} else {
+		default:
 			r.queue.Forget(key)
 		}
 		r.queue.Done(key)
