@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,9 +135,12 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, o options) error {
+func run(ctx context.Context, o options) (err error) {
 	cfg := ctrl.GetConfigOrDie()
 	o.webhook.Namespace = o.namespace
+	if o.webhook.ProviderRanges, err = providerRanges(o.fabric); err != nil {
+		return err
+	}
 	var webhookServer webhook.Server
 	if o.webhook.Port > 0 {
 		webhookServer = o.webhook.Server()
@@ -260,6 +264,21 @@ func newKubeletAPI(cfg *rest.Config, local kubernetes.Interface, o options) (*vi
 	}
 	return &virtualnode.APIServer{Addr: net.JoinHostPort(o.nodeAddress, strconv.Itoa(o.kubeletPort)), Local: local,
 		ClientCAs: pool, Hosts: []string{o.nodeAddress}}, nil
+}
+
+// providerRanges are this cluster's networks as far as the flags tell them
+// (--pod-cidr, --reserved-subnets), set with or without a gateway: no
+// endpoint a consumer writes into a twin may point there.
+func providerRanges(f fabricFlags) ([]netip.Prefix, error) {
+	ranges, err := parseCIDRList("--reserved-subnets", f.reserved)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := parseCIDR("--pod-cidr", f.podCIDR, false)
+	if err != nil || !pod.IsValid() {
+		return ranges, err
+	}
+	return append(ranges, pod), nil
 }
 
 func envOr(key, def string) string {
