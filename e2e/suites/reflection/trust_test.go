@@ -41,10 +41,11 @@ var _ = Describe("the trust boundary between clusters", Ordered, func() {
 			g.Expect(got.Labels).NotTo(HaveKey(serviceaccount.TokenLabel), "the label is the token reflector's alone")
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		// A pod change makes the token reflector look at the twin's Secrets at once.
-		pods := runningPods(ctx, Default, veniceC, ns, "web")
-		Expect(pods).To(HaveLen(1))
+		pods := &corev1.PodList{}
+		Expect(veniceC.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{"app": "web"})).To(Succeed())
+		Expect(pods.Items).NotTo(BeEmpty())
 		nudge := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"trust.spillway.dev/nudge":"1"}}}`))
-		Expect(veniceC.Patch(ctx, &pods[0], nudge)).To(Succeed())
+		Expect(veniceC.Patch(ctx, &pods.Items[0], nudge)).To(Succeed())
 
 		after := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "after-x"}, Data: map[string]string{"k": "v"}}
 		Expect(veniceC.Create(ctx, after)).To(Succeed())
