@@ -43,6 +43,11 @@ func Translate(o client.Object, remoteNamespace string, peer *reflection.Peer) c
 		log.Info("reflecting a Service without its spec.externalIPs: providers refuse them in twins", "service", client.ObjectKeyFromObject(local).String(),
 			"externalIPs", spec.ExternalIPs, "peer", peer.RemoteClusterName)
 		spec.ExternalIPs = nil
+		if spec.Type == "" || spec.Type == corev1.ServiceTypeClusterIP {
+			// Defaulted because of the externalIPs; a ClusterIP Service
+			// without them may not carry it.
+			spec.ExternalTrafficPolicy = ""
+		}
 	}
 	if problem := policies.TwinServiceProblem(&corev1.Service{ObjectMeta: local.ObjectMeta, Spec: spec}); problem != "" {
 		log.Info("not reflecting a Service the provider would refuse", "peer", peer.RemoteClusterName, "reason", problem)
