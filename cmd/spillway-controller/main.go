@@ -269,12 +269,17 @@ func newKubeletAPI(cfg *rest.Config, local kubernetes.Interface, o options) (*vi
 }
 
 // providerRanges are this cluster's networks as far as the flags tell them
-// (--pod-cidr, --reserved-subnets), set with or without a gateway: no
-// endpoint a consumer writes into a twin may point there.
+// (--pod-cidr, --service-cidr, --node-cidrs, --reserved-subnets), set with or
+// without a gateway: no endpoint a consumer writes into a twin may point there.
 func providerRanges(f fabricFlags) ([]netip.Prefix, error) {
-	ranges, err := parseCIDRList("--reserved-subnets", f.reserved)
-	if err != nil {
-		return nil, err
+	var ranges []netip.Prefix
+	for _, list := range []struct{ flag, value string }{{"--reserved-subnets", f.reserved}, {"--service-cidr", f.serviceCIDRs},
+		{"--node-cidrs", f.nodeCIDRs}} {
+		parsed, err := parseCIDRList(list.flag, list.value)
+		if err != nil {
+			return nil, err
+		}
+		ranges = append(ranges, parsed...)
 	}
 	pod, err := parseCIDR("--pod-cidr", f.podCIDR, false)
 	if err != nil || !pod.IsValid() {
