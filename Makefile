@@ -7,6 +7,11 @@ CLUSTERS ?= rome milan
 LAB_DIR ?= .lab
 BIN := $(CURDIR)/bin
 E2E_TIMEOUT ?= 40m
+# Release images: ghcr.io/spillway-dev/spillway-controller:$(VERSION).
+VERSION ?= $(shell cat VERSION)
+IMAGE_REGISTRY ?= ghcr.io/spillway-dev
+# kustomize from the module proxy, pinned, outside this module's graph.
+KUSTOMIZE := GOFLAGS= go run sigs.k8s.io/kustomize/kustomize/v5@v5.8.1
 
 # The lab's binaries come from cached builds outside the clone (hack/kubebin.sh, hack/tools.sh).
 lab-bins = export SPILLWAY_KUBEBIN="$$(hack/kubebin.sh)" SPILLWAY_KWOK="$$(hack/tools.sh kwok)" SPILLWAY_KWOK_STAGES="$$(hack/tools.sh kwok-stages)"
@@ -19,9 +24,13 @@ help: ## Show this help.
 generate: ## Generate deep-copy code for api/.
 	"$$(hack/tools.sh controller-gen)" object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
+# The CRDs people write keep their field descriptions, for kubectl explain.
+# ShadowPod embeds a whole PodSpec: with descriptions it would exceed the
+# 256 KiB that client-side kubectl apply can annotate.
 .PHONY: manifests
 manifests: ## Generate CRDs and RBAC into kustomize/ bases.
-	"$$(hack/tools.sh controller-gen)" crd:maxDescLen=0 paths=./api/... output:crd:artifacts:config=kustomize/crd/bases
+	"$$(hack/tools.sh controller-gen)" crd paths="./api/discovery/...;./api/offloading/...;./api/sharing/..." output:crd:artifacts:config=kustomize/crd/bases
+	"$$(hack/tools.sh controller-gen)" crd:maxDescLen=0 paths=./api/virtualkubelet/... output:crd:artifacts:config=kustomize/crd/bases
 	"$$(hack/tools.sh controller-gen)" rbac:roleName=spillway-controller paths="./controllers/...;./webhooks/..." output:rbac:artifacts:config=kustomize/rbac
 
 .PHONY: fmt
@@ -36,6 +45,22 @@ vet: ## go vet, with and without the e2e tag.
 .PHONY: build
 build: ## Build the binaries into bin/.
 	go build -o $(BIN)/ ./cmd/... ./e2e/lab/cmd/...
+
+.PHONY: image
+image: ## OCI images of spillway-controller and spillway-gateway into bin/images (no Docker needed).
+	go run ./hack/image --version $(VERSION) --registry $(IMAGE_REGISTRY) --out $(BIN)/images
+
+.PHONY: release-manifests
+release-manifests: ## bin/release/spillway-$(VERSION).yaml: the install with $(IMAGE_REGISTRY) images at $(VERSION).
+	rm -rf $(BIN)/release/overlay && mkdir -p $(BIN)/release/overlay
+	printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../../../kustomize/default\n' > $(BIN)/release/overlay/kustomization.yaml
+	cd $(BIN)/release/overlay && $(KUSTOMIZE) edit set image ghcr.io/spillway-dev/spillway-controller=$(IMAGE_REGISTRY)/spillway-controller:$(VERSION)
+	$(KUSTOMIZE) build $(BIN)/release/overlay > $(BIN)/release/spillway-$(VERSION).yaml
+	@echo "wrote $(BIN)/release/spillway-$(VERSION).yaml"
+
+.PHONY: set-image
+set-image: ## Point kustomize/manager at IMG (default: the release image): kustomize edit set image.
+	cd kustomize/manager && $(KUSTOMIZE) edit set image ghcr.io/spillway-dev/spillway-controller=$${IMG:-$(IMAGE_REGISTRY)/spillway-controller:$(VERSION)}
 
 .PHONY: unit
 unit: ## Unit tests.

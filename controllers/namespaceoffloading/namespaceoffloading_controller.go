@@ -10,9 +10,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fluxcd/pkg/apis/meta"
-
-	"github.com/fluxcd/pkg/runtime/conditions"
 	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 	"github.com/spillway-dev/spillway/policies"
@@ -41,6 +39,7 @@ type NamespaceOffloadingReconciler struct {
 // +kubebuilder:rbac:groups=offloading.liqo.io,resources=namespaceoffloadings/status;namespaceoffloadings/finalizers,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=discovery.liqo.io,resources=foreignclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 
 // Reconcile follows the Flux ladder.
@@ -90,27 +89,25 @@ func (r *NamespaceOffloadingReconciler) reconcile(ctx context.Context, no *offlo
 	}
 	remoteName := policies.RemoteNamespaceName(no.Spec.NamespaceMappingStrategy, no.Namespace, r.LocalClusterName, r.LocalClusterID)
 	outcomes := r.syncTwins(ctx, no.Namespace, remoteName, nodes, selected)
-	state := computeState(remoteName, outcomes, metav1.Now())
-	keepTransitionTimes(no.Status.RemoteNamespacesConditions, state.conditions)
-	no.Status.RemoteNamespaceName = remoteName
-	no.Status.RemoteNamespacesConditions = state.conditions
-	no.Status.OffloadingPhase = state.phase
-	if state.ready {
-		conditions.MarkTrue(no, meta.ReadyCondition, state.reason, "%s", state.message)
-	} else {
-		fluxstatus.MarkNotReady(no, false, state.reason, "%s", state.message)
+	fcs := &discoveryv1alpha1.ForeignClusterList{}
+	if err := r.List(ctx, fcs); err != nil {
+		return ctrl.Result{}, err
 	}
+	state := computeState(remoteName, outcomes, peeringsWithoutNode(fcs.Items, nodes), metav1.Now())
+	applyState(no, remoteName, state)
 	return ctrl.Result{RequeueAfter: requeueAfter(state)}, nil
 }
 
-// Resyncs: a twin request is answered asynchronously by the provider.
+// Resyncs: a twin request is answered asynchronously by the provider. A
+// stalled offloading waits for the watches: new virtual nodes, changed
+// labels, new ForeignClusters.
 const (
 	fastResync = 3 * time.Second
 	slowResync = 60 * time.Second
 )
 
 func requeueAfter(s offloadingState) time.Duration {
-	if s.ready {
+	if s.ready || s.stalled {
 		return slowResync
 	}
 	return fastResync
