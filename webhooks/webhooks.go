@@ -16,11 +16,16 @@
 //     UPDATE): Fail. A consumer must not outgrow its offer nor run a pod the
 //     provider's pod policy forbids; while the webhook is down, new offloaded
 //     pods wait and running ones are untouched.
+//   - Services, EndpointSlices and Ingresses (validating, on providers, twin
+//     namespaces only, consumers' writes only): Fail. What a consumer could
+//     otherwise slip in reaches outside its twin; while the webhook is down
+//     reflection retries and nothing of the provider's is blocked.
 package webhooks
 
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -40,6 +45,7 @@ import (
 	"github.com/spillway-dev/spillway/webhooks/namespaceoffloading"
 	"github.com/spillway-dev/spillway/webhooks/pod"
 	"github.com/spillway-dev/spillway/webhooks/shadowpod"
+	"github.com/spillway-dev/spillway/webhooks/twinobjects"
 )
 
 // Names of the configurations the manager publishes.
@@ -60,6 +66,9 @@ type Options struct {
 	Namespace, ServiceName, URL string
 	// SecretName holds the certificate material.
 	SecretName string
+	// ProviderRanges are this cluster's own networks, where no endpoint a
+	// consumer writes into a twin may point (see webhooks/twinobjects).
+	ProviderRanges []netip.Prefix
 	// OwnerClusterRole owns the configurations, so that pruning the install
 	// deletes them; empty publishes them without an owner.
 	OwnerClusterRole string
@@ -105,6 +114,7 @@ func Register(ctx context.Context, mgr ctrl.Manager, direct client.Client, o Opt
 	srv.Register(pod.Path, &webhook.Admission{Handler: &pod.Mutator{Reader: mgr.GetClient(), Decoder: dec}})
 	srv.Register(namespaceoffloading.Path, &webhook.Admission{Handler: &namespaceoffloading.Validator{Decoder: dec}})
 	srv.Register(shadowpod.Path, &webhook.Admission{Handler: &shadowpod.Validator{Reader: mgr.GetClient(), Decoder: dec}})
+	srv.Register(twinobjects.Path, &webhook.Admission{Handler: &twinobjects.Validator{Decoder: dec, ProviderRanges: o.ProviderRanges}})
 	rot := &rotator{certs.Rotator{Client: direct, Secret: types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName},
 		CertDir: o.CertDir, Hosts: hosts, Interval: o.CheckInterval, Publish: func(ctx context.Context, ca []byte) error { return publish(ctx, direct, o, ca) }}}
 	if err := rot.Ensure(ctx); err != nil {
@@ -133,6 +143,7 @@ func (o Options) clientConfig(path string, ca []byte) admissionregistrationv1.We
 func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	none := ptr.To(admissionregistrationv1.SideEffectClassNone)
 	create := []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
+	createOrUpdate := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
 	rule := func(group, resource string, ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
 		return []admissionregistrationv1.RuleWithOperations{{Operations: ops, Rule: admissionregistrationv1.Rule{
 			APIGroups: []string{group}, APIVersions: []string{"v1", "v1alpha1"}, Resources: []string{resource}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)}}}
@@ -155,6 +166,14 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 		}, {
 			Name: "shadowpod.spillway.liqo.io", ClientConfig: o.clientConfig(shadowpod.Path, ca),
 			Rules: rule("virtualkubelet.liqo.io", "shadowpods", []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}),
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: sharingv1alpha1.TwinNamespaceLabel, Operator: metav1.LabelSelectorOpExists}}},
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},
+			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{},
+		}, {
+			Name: "twinobjects.spillway.liqo.io", ClientConfig: o.clientConfig(twinobjects.Path, ca),
+			Rules: append(append(rule("", "services", createOrUpdate), rule("discovery.k8s.io", "endpointslices", createOrUpdate)...),
+				rule("networking.k8s.io", "ingresses", createOrUpdate)...),
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: sharingv1alpha1.TwinNamespaceLabel, Operator: metav1.LabelSelectorOpExists}}},
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},

@@ -30,6 +30,14 @@ func TestConfigurationsCarryTheDocumentedFailurePolicies(t *testing.T) {
 	}
 	g.Expect(*byName["namespaceoffloading.spillway.liqo.io"].FailurePolicy).To(Equal(admissionregistrationv1.Ignore))
 	g.Expect(*byName["shadowpod.spillway.liqo.io"].FailurePolicy).To(Equal(admissionregistrationv1.Fail))
+	twins := byName["twinobjects.spillway.liqo.io"]
+	g.Expect(*twins.FailurePolicy).To(Equal(admissionregistrationv1.Fail))
+	g.Expect(twins.NamespaceSelector.MatchExpressions[0].Key).To(Equal("liqo.io/twin-namespace"), "twin namespaces only")
+	var resources []string
+	for _, r := range twins.Rules {
+		resources = append(resources, r.Resources...)
+	}
+	g.Expect(resources).To(ConsistOf("services", "endpointslices", "ingresses"))
 }
 
 func TestOptionsHosts(t *testing.T) {

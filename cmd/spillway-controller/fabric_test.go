@@ -35,3 +35,13 @@ func TestThePeerGuardFlagsHaveTheDocumentedDefaults(t *testing.T) {
 		t.Fatalf("a bad --node-cidrs: %v; want an error naming the flag and the value", err)
 	}
 }
+
+func TestProviderRangesGatherEveryRangeTheFlagsName(t *testing.T) {
+	got, err := providerRanges(parseFabricFlags(t, "--service-cidr=10.43.0.0/16", "--node-cidrs=192.168.1.0/24", "--reserved-subnets=172.16.0.0/12"))
+	if err != nil || len(got) != 4 {
+		t.Fatalf("providerRanges = %v, %v; want the pod, service, node and reserved ranges", got, err)
+	}
+	if _, err := providerRanges(parseFabricFlags(t, "--node-cidrs=nope")); err == nil || !strings.Contains(err.Error(), "--node-cidrs") {
+		t.Fatalf("a bad --node-cidrs: %v; want an error naming the flag", err)
+	}
+}

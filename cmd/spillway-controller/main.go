@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,6 +42,7 @@ import (
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
 	"github.com/spillway-dev/spillway/network/fabric"
 	"github.com/spillway-dev/spillway/network/gateway"
+	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 	"github.com/spillway-dev/spillway/webhooks"
@@ -63,6 +65,7 @@ type options struct {
 	probeInterval                                   time.Duration
 	failureThreshold                                int
 	kubeletPort                                     int
+	reservedNamespaces                              string
 	reflection                                      reflectionFlags
 	webhook                                         webhooks.Options
 	fabric                                          fabricFlags
@@ -79,7 +82,20 @@ func (o options) validate() error {
 	if o.apiServerURL == "" {
 		errs = append(errs, errors.New("--api-server-url is required: the URL consumers use to reach this cluster's API server"))
 	}
+	if _, err := o.reserved(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// reserved are the namespace names no consumer gets as a twin: the flag's
+// list and the manager's own namespace, which is never the consumers' to take.
+func (o options) reserved() (policies.ReservedNamespaces, error) {
+	r, err := policies.ParseReservedNamespaces(o.reservedNamespaces)
+	if err != nil {
+		return r, err
+	}
+	return r.With(o.namespace), nil
 }
 
 func main() {
@@ -95,6 +111,8 @@ func main() {
 	flag.DurationVar(&o.probeInterval, "virtual-node-probe-interval", virtualnode.DefaultOptions.ProbeInterval, "how often a provider's API server is checked")
 	flag.IntVar(&o.failureThreshold, "virtual-node-failure-threshold", virtualnode.DefaultOptions.FailureThreshold, "failed checks before a virtual node turns NotReady")
 	flag.IntVar(&o.kubeletPort, "virtual-kubelet-port", 10250, "port of the virtual kubelet API (logs, exec) shared by all virtual nodes, on --virtual-node-address")
+	flag.StringVar(&o.reservedNamespaces, "reserved-namespaces", policies.DefaultReservedNamespaces,
+		"comma-separated namespace names (exact, or prefix*) this provider never creates as a consumer's twin; the manager's --namespace is always added")
 	o.reflection.bind(flag.CommandLine)
 	o.fabric.bind(flag.CommandLine)
 	flag.IntVar(&o.webhook.Port, "webhook-port", 9443, "HTTPS port of the admission webhooks; 0 disables them")
@@ -119,9 +137,12 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, o options) error {
+func run(ctx context.Context, o options) (err error) {
 	cfg := ctrl.GetConfigOrDie()
 	o.webhook.Namespace = o.namespace
+	if o.webhook.ProviderRanges, err = providerRanges(o.fabric); err != nil {
+		return err
+	}
 	var webhookServer webhook.Server
 	if o.webhook.Port > 0 {
 		webhookServer = o.webhook.Server()
@@ -173,7 +194,11 @@ func run(ctx context.Context, o options) error {
 	if err := nor.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the NamespaceOffloading controller: %w", err)
 	}
-	tnr := &tenantnamespace.TwinNamespaceReconciler{Client: mgr.GetClient(), LocalClusterName: o.clusterName}
+	reserved, err := o.reserved()
+	if err != nil {
+		return err
+	}
+	tnr := &tenantnamespace.TwinNamespaceReconciler{Client: mgr.GetClient(), LocalClusterName: o.clusterName, Reserved: reserved}
 	if err := tnr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the twin namespace controller: %w", err)
 	}
@@ -241,6 +266,26 @@ func newKubeletAPI(cfg *rest.Config, local kubernetes.Interface, o options) (*vi
 	}
 	return &virtualnode.APIServer{Addr: net.JoinHostPort(o.nodeAddress, strconv.Itoa(o.kubeletPort)), Local: local,
 		ClientCAs: pool, Hosts: []string{o.nodeAddress}}, nil
+}
+
+// providerRanges are this cluster's networks as far as the flags tell them
+// (--pod-cidr, --service-cidr, --node-cidrs, --reserved-subnets), set with or
+// without a gateway: no endpoint a consumer writes into a twin may point there.
+func providerRanges(f fabricFlags) ([]netip.Prefix, error) {
+	var ranges []netip.Prefix
+	for _, list := range []struct{ flag, value string }{{"--reserved-subnets", f.reserved}, {"--service-cidr", f.serviceCIDRs},
+		{"--node-cidrs", f.nodeCIDRs}} {
+		parsed, err := parseCIDRList(list.flag, list.value)
+		if err != nil {
+			return nil, err
+		}
+		ranges = append(ranges, parsed...)
+	}
+	pod, err := parseCIDR("--pod-cidr", f.podCIDR, false)
+	if err != nil || !pod.IsValid() {
+		return ranges, err
+	}
+	return append(ranges, pod), nil
 }
 
 func envOr(key, def string) string {

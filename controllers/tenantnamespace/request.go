@@ -74,6 +74,13 @@ func (r *TwinNamespaceReconciler) conflictMessage(s *scope) string {
 		s.twin, r.LocalClusterName, s.consumerName)
 }
 
+// reservedMessage tells the consumer that this provider keeps the name for
+// itself, whether or not the namespace exists yet.
+func (r *TwinNamespaceReconciler) reservedMessage(s *scope, entry string) string {
+	return fmt.Sprintf("namespace name %q is reserved on cluster %s (--reserved-namespaces entry %q) and is never given to a consumer: nothing was created; choose DefaultName or rename the namespace",
+		s.twin, r.LocalClusterName, entry)
+}
+
 // report writes the outcome into the request, the consumer's only status
 // channel: a merge patch of the phase and message keys alone, so nothing the
 // consumer wrote is overwritten, and none at all when they already say so.

@@ -20,6 +20,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/policies"
 )
 
 // Finalizer holds a twin-namespace request until the consumer's pods have
@@ -45,6 +46,9 @@ type TwinNamespaceReconciler struct {
 	client.Client
 	// LocalClusterName names this provider in the messages consumers read.
 	LocalClusterName string
+	// Reserved are the names no consumer may claim for a twin
+	// (--reserved-namespaces), besides the kube- and tenant prefixes.
+	Reserved policies.ReservedNamespaces
 }
 
 // The manager must hold every verb the offloading ClusterRole grants (RBAC
@@ -101,6 +105,9 @@ func (r *TwinNamespaceReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 func (r *TwinNamespaceReconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, error) {
 	if problem := validateRequest(s.request); problem != "" {
 		return ctrl.Result{}, r.report(ctx, s.request, sharingv1alpha1.TwinPhaseFailed, problem)
+	}
+	if entry, reserved := r.Reserved.Reserves(s.twin); reserved {
+		return ctrl.Result{}, r.report(ctx, s.request, sharingv1alpha1.TwinPhaseConflict, r.reservedMessage(s, entry))
 	}
 	existing, err := r.getNamespace(ctx, s.twin)
 	if err != nil {

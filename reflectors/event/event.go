@@ -7,6 +7,7 @@ package event
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -157,11 +158,15 @@ func (r *Reflector) work(ctx context.Context) {
 		if shutdown {
 			return
 		}
-		if err := r.sync(ctx, key); err != nil && ctx.Err() == nil {
+		err := reflection.Recovering(Name, r.Peer.RemoteClusterID, key.String(), func() error { return r.sync(ctx, key) })
+		switch {
+		case errors.Is(err, reflection.ErrPanicked):
+			r.queue.Forget(key) // counted and logged; a retry would panic again
+		case err != nil && ctx.Err() == nil:
 			reflection.RecordError(Name, r.Peer.RemoteClusterID)
 			ctrl.Log.WithName("reflection").V(1).Info("event reflection failed, retrying", "event", key.String(), "error", err.Error())
 			r.queue.AddRateLimited(key)
-		} else {
+		default:
 			r.queue.Forget(key)
 		}
 		r.queue.Done(key)

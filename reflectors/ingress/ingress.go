@@ -1,16 +1,22 @@
 // Package ingress reflects Ingresses into twin namespaces with the ingress
 // class left empty: the consumer's class may not exist on the provider, whose
-// default class then serves the copy.
+// default class then serves the copy. An Ingress the provider's twin webhook
+// would refuse (policies.TwinIngressProblem: configuration snippets,
+// annotations pointing outside its namespace) is not reflected, and logged.
 package ingress
 
 import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
+
+var log = ctrl.Log.WithName("reflection").WithValues("resource", "ingress")
 
 // Kind is the Ingress reflector.
 var Kind = reflection.Kind{
@@ -24,6 +30,10 @@ var Kind = reflection.Kind{
 // Translate copies the spec without its ingress class.
 func Translate(o client.Object, remoteNamespace string, peer *reflection.Peer) client.Object {
 	local := o.(*networkingv1.Ingress)
+	if problem := policies.TwinIngressProblem(local); problem != "" {
+		log.Info("not reflecting an Ingress the provider would refuse", "peer", peer.RemoteClusterName, "reason", problem)
+		return nil
+	}
 	spec := *local.Spec.DeepCopy()
 	spec.IngressClassName = nil
 	return &networkingv1.Ingress{

@@ -20,3 +20,10 @@ func TestTranslateClearsTheIngressClass(t *testing.T) {
 	g.Expect(got.Spec.Rules).To(Equal(local.Spec.Rules))
 	g.Expect(local.Spec.IngressClassName).To(Equal(ptr.To("nginx")), "the local object is not touched")
 }
+
+func TestTranslateSkipsAnIngressWithASnippet(t *testing.T) {
+	g := NewWithT(t)
+	local := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "liqo-demo",
+		Annotations: map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "more_set_headers x;"}}}
+	g.Expect(Translate(local, "liqo-demo-rome", reflectiontest.Milan())).To(BeNil())
+}

@@ -66,6 +66,15 @@ type Kind struct {
 	// says while keeping the fields the provider assigns (a Service's
 	// clusterIP); it reports whether anything changed.
 	Merge func(desired, existing client.Object) bool
+	// OwnedElsewhere, when set, reports a provider object that carries the
+	// copy labels but belongs to another reflector (the ServiceAccount
+	// tokens among Secrets): the engine neither overwrites nor deletes it.
+	OwnedElsewhere func(existing client.Object) bool
+}
+
+// ownedElsewhere reports whether existing is another reflector's.
+func (k *Kind) ownedElsewhere(existing client.Object) bool {
+	return k.OwnedElsewhere != nil && k.OwnedElsewhere(existing)
 }
 
 // Skipped reports whether an object opted out of reflection.

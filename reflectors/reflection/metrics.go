@@ -17,10 +17,16 @@ var (
 		Name: "liqo_virtual_kubelet_reflection_error_counter",
 		Help: "Failed reflection attempts (most are retried), by resource.",
 	}, []string{"resource", "remote_cluster_id"})
+	// panicCounter is Spillway's own: a panic is a bug to report, not a
+	// remote error to retry, and deserves its own alert.
+	panicCounter = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "spillway_reflection_panics_total",
+		Help: "Reflection attempts that panicked and were recovered, by resource.",
+	}, []string{"resource", "remote_cluster_id"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(itemCounter, errorCounter)
+	metrics.Registry.MustRegister(itemCounter, errorCounter, panicCounter)
 }
 
 // RecordError counts a failed attempt of a reflector outside this engine

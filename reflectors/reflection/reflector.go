@@ -73,6 +73,7 @@ func (r *Reflector) Start(ctx context.Context) error {
 	ctx, r.cancel = context.WithCancel(ctx)
 	// Both series exist from the start, so a dashboard sees 0, not nothing.
 	errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Add(0)
+	panicCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Add(0)
 	itemCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Add(0)
 	objects, err := r.watch(ctx, r.kind.New(), toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    r.enqueueObject,
@@ -198,9 +199,13 @@ func (r *Reflector) work(ctx context.Context) {
 		if shutdown {
 			return
 		}
-		err := r.sync(ctx, key)
+		err := Recovering(r.kind.Name, r.peer.RemoteClusterID, key.String(), func() error { return r.sync(ctx, key) })
 		switch {
 		case err == nil:
+			r.queue.Forget(key)
+		case errors.Is(err, ErrPanicked):
+			// Counted and logged by Recovering; retrying at once would
+			// panic again, the resync tries later.
 			r.queue.Forget(key)
 		case errors.Is(err, errNotOurs):
 			// Retrying cannot help until someone removes the provider's

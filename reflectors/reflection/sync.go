@@ -49,7 +49,7 @@ func (r *Reflector) sync(ctx context.Context, key types.NamespacedName) error {
 		}
 	case err != nil:
 		return fmt.Errorf("reading the %s copy %s on %s: %w", r.kind.Name, remoteKey, r.peer.RemoteClusterName, err)
-	case !IsCopyFor(existing, &r.peer):
+	case !IsCopyFor(existing, &r.peer) || r.kind.ownedElsewhere(existing):
 		if desired == nil {
 			return nil
 		}

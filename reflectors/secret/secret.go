@@ -3,6 +3,10 @@
 // ServiceAccounts, bound to them by the consumer's token controller, and the
 // provider's token controller would reject or rewrite them (ServiceAccount
 // tokens travel through the serviceaccount reflector instead).
+//
+// The twin's token Secrets are the serviceaccount reflector's: this one never
+// overwrites nor deletes them, never writes a copy under their name prefix,
+// and never gives a copy their label, whatever a user puts on a Secret.
 package secret
 
 import (
@@ -14,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spillway-dev/spillway/reflectors/reflection"
+	"github.com/spillway-dev/spillway/reflectors/serviceaccount"
 )
 
 // Kind is the Secret reflector.
@@ -23,17 +28,25 @@ var Kind = reflection.Kind{
 	NewList:   func() client.ObjectList { return &corev1.SecretList{} },
 	Translate: Translate,
 	Merge:     Merge,
+	// Token Secrets carry the copy labels too, and have no local original.
+	OwnedElsewhere: serviceaccount.IsTokenSecret,
 }
 
-// Translate copies type, data and immutability.
+// Translate copies type, data and immutability. A local Secret named like a
+// token Secret is not reflected: the name is the serviceaccount reflector's.
 func Translate(o client.Object, remoteNamespace string, peer *reflection.Peer) client.Object {
 	local := o.(*corev1.Secret)
 	if local.Type == corev1.SecretTypeServiceAccountToken {
 		return nil
 	}
+	if _, token := serviceaccount.ServiceAccountOf(local.Name); token {
+		return nil
+	}
+	labels := reflection.CopyLabels(local, peer)
+	delete(labels, serviceaccount.TokenLabel)
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: local.Name, Namespace: remoteNamespace,
-			Labels: reflection.CopyLabels(local, peer), Annotations: reflection.CopyAnnotations(local)},
+			Labels: labels, Annotations: reflection.CopyAnnotations(local)},
 		Type: local.Type, Data: maps.Clone(local.Data), Immutable: local.Immutable,
 	}
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spillway-dev/spillway/reflectors/reflection/reflectiontest"
+	"github.com/spillway-dev/spillway/reflectors/serviceaccount"
 )
 
 func TestTranslateCopiesTypeAndData(t *testing.T) {
@@ -23,4 +24,27 @@ func TestTranslateLeavesServiceAccountTokenSecrets(t *testing.T) {
 	g := NewWithT(t)
 	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "default-token"}, Type: corev1.SecretTypeServiceAccountToken}
 	g.Expect(Translate(token, "ns", reflectiontest.Milan())).To(BeNil())
+}
+
+func TestTranslateNeverGivesACopyTheTokenLabel(t *testing.T) {
+	g := NewWithT(t)
+	local := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "x", Labels: map[string]string{serviceaccount.TokenLabel: "true", "app": "web"}}}
+	got := Translate(local, "liqo-demo-rome", reflectiontest.Milan()).(*corev1.Secret)
+	g.Expect(got.Labels).NotTo(HaveKey(serviceaccount.TokenLabel))
+	g.Expect(got.Labels).To(HaveKeyWithValue("app", "web"))
+	g.Expect(local.Labels).To(HaveKey(serviceaccount.TokenLabel), "the local object is not changed")
+}
+
+func TestTranslateLeavesTokenSecretNamesToTheServiceAccountReflector(t *testing.T) {
+	g := NewWithT(t)
+	local := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: serviceaccount.SecretName("default")}, Data: map[string][]byte{"token": []byte("forged")}}
+	g.Expect(Translate(local, "liqo-demo-rome", reflectiontest.Milan())).To(BeNil())
+}
+
+func TestTheTwinsTokenSecretsAreOwnedElsewhere(t *testing.T) {
+	g := NewWithT(t)
+	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: serviceaccount.SecretName("default"),
+		Labels: map[string]string{serviceaccount.TokenLabel: "true"}}}
+	g.Expect(Kind.OwnedElsewhere(token)).To(BeTrue())
+	g.Expect(Kind.OwnedElsewhere(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db"}})).To(BeFalse())
 }

@@ -3,17 +3,26 @@
 // for the provider to allocate, since the consumer's would likely clash
 // there; DNS names stay the same, so pods find the Service either way. The
 // annotation liqo.io/force-remote-node-port=true keeps the node ports.
+//
+// What the provider's twin webhook refuses is not sent (policies.
+// TwinServiceProblem): externalIPs are dropped from the copy, and an
+// ExternalName Service naming a host inside the cluster is not reflected;
+// both are logged, so the Service's owner learns why.
 package service
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
+
+var log = ctrl.Log.WithName("reflection").WithValues("resource", "service")
 
 // Kind is the Service reflector.
 var Kind = reflection.Kind{
@@ -30,6 +39,20 @@ var Kind = reflection.Kind{
 func Translate(o client.Object, remoteNamespace string, peer *reflection.Peer) client.Object {
 	local := o.(*corev1.Service)
 	spec := *local.Spec.DeepCopy()
+	if len(spec.ExternalIPs) > 0 {
+		log.Info("reflecting a Service without its spec.externalIPs: providers refuse them in twins", "service", client.ObjectKeyFromObject(local).String(),
+			"externalIPs", spec.ExternalIPs, "peer", peer.RemoteClusterName)
+		spec.ExternalIPs = nil
+		if spec.Type == "" || spec.Type == corev1.ServiceTypeClusterIP {
+			// Defaulted because of the externalIPs; a ClusterIP Service
+			// without them may not carry it.
+			spec.ExternalTrafficPolicy = ""
+		}
+	}
+	if problem := policies.TwinServiceProblem(&corev1.Service{ObjectMeta: local.ObjectMeta, Spec: spec}); problem != "" {
+		log.Info("not reflecting a Service the provider would refuse", "peer", peer.RemoteClusterName, "reason", problem)
+		return nil
+	}
 	if spec.ClusterIP != corev1.ClusterIPNone {
 		spec.ClusterIP, spec.ClusterIPs = "", nil
 	} else {

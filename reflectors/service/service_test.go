@@ -59,3 +59,29 @@ func TestMergeKeepsWhatTheProviderAllocated(t *testing.T) {
 	g.Expect(existing.Spec.ClusterIP).To(Equal("10.200.0.7"))
 	g.Expect(existing.Spec.Ports[0].Port).To(Equal(int32(8080)))
 }
+
+func TestTranslateSendsNoExternalIPs(t *testing.T) {
+	g := NewWithT(t)
+	local := nodePortService(nil)
+	local.Spec.ExternalIPs = []string{"203.0.113.7"}
+	got := Translate(local, "liqo-demo-rome", reflectiontest.Milan()).(*corev1.Service)
+	g.Expect(got.Spec.ExternalIPs).To(BeEmpty(), "the provider's twin webhook refuses them")
+	g.Expect(got.Spec.Ports).To(HaveLen(1), "the rest of the Service still goes")
+	g.Expect(local.Spec.ExternalIPs).To(ConsistOf("203.0.113.7"), "the local object is not touched")
+
+	clusterIP := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "public", Namespace: "liqo-demo"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ExternalIPs: []string{"203.0.113.8"},
+			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster, Ports: []corev1.ServicePort{{Port: 80}}}}
+	got = Translate(clusterIP, "liqo-demo-rome", reflectiontest.Milan()).(*corev1.Service)
+	g.Expect(got.Spec.ExternalTrafficPolicy).To(BeEmpty(), "the API server defaults it because of the externalIPs and refuses it without them")
+}
+
+func TestTranslateSkipsAnExternalNameInsideTheCluster(t *testing.T) {
+	g := NewWithT(t)
+	external := func(host string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "liqo-demo"},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: host}}
+	}
+	g.Expect(Translate(external("vault.vault.svc.cluster.local"), "liqo-demo-rome", reflectiontest.Milan())).To(BeNil())
+	g.Expect(Translate(external("db.example.com"), "liqo-demo-rome", reflectiontest.Milan())).NotTo(BeNil())
+}

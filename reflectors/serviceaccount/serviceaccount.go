@@ -10,7 +10,9 @@ package serviceaccount
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,12 +43,36 @@ const (
 	NamespaceKey = "namespace"
 )
 
+// DefaultInterval is how often the tokens are checked without a pod change: a
+// token Secret deleted on the provider is back within it. Each pass lists the
+// token Secrets of every twin once.
+const DefaultInterval = 20 * time.Second
+
 // tokenLifetime is how long a requested token is valid; it is renewed after
 // four fifths of it.
 const tokenLifetime = time.Hour
 
+// SecretPrefix starts the name of every token Secret; the Secret reflector
+// leaves names with it to this reflector.
+const SecretPrefix = "liqo-sa-token-"
+
 // SecretName is the twin's Secret holding the token of ServiceAccount sa.
-func SecretName(sa string) string { return "liqo-sa-token-" + sa }
+func SecretName(sa string) string { return SecretPrefix + sa }
+
+// ServiceAccountOf is the ServiceAccount whose token a Secret of that name
+// holds; ok is false for a name that is not a token Secret's. Names on the
+// provider are chosen by users too: nothing is assumed of their length.
+func ServiceAccountOf(secretName string) (sa string, ok bool) {
+	sa, ok = strings.CutPrefix(secretName, SecretPrefix)
+	return sa, ok && sa != ""
+}
+
+// IsTokenSecret reports a provider Secret this reflector owns: the Secret
+// reflector must neither overwrite nor delete it.
+func IsTokenSecret(o client.Object) bool {
+	_, named := ServiceAccountOf(o.GetName())
+	return named && o.GetLabels()[TokenLabel] == "true"
+}
 
 // Reflector keeps the token Secrets of one peering.
 type Reflector struct {
@@ -103,12 +129,13 @@ func (r *Reflector) Stop() {
 func (r *Reflector) loop(ctx context.Context) {
 	interval := r.Interval
 	if interval <= 0 {
-		interval = time.Minute
+		interval = DefaultInterval
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if err := r.syncAll(ctx); err != nil && ctx.Err() == nil {
+		err := reflection.Recovering(Name, r.Peer.RemoteClusterID, r.Peer.NodeName, func() error { return r.syncAll(ctx) })
+		if err != nil && ctx.Err() == nil && !errors.Is(err, reflection.ErrPanicked) {
 			reflection.RecordError(Name, r.Peer.RemoteClusterID)
 			ctrl.Log.WithName("reflection").V(1).Info("serviceaccount reflection failed, retrying", "peer", r.Peer.RemoteClusterName, "error", err.Error())
 		}
@@ -121,20 +148,25 @@ func (r *Reflector) loop(ctx context.Context) {
 	}
 }
 
-// syncAll writes the tokens the node's pods need and deletes the others.
+// syncAll writes the tokens the node's pods need, again at once when one went
+// missing on the provider, and deletes the others.
 func (r *Reflector) syncAll(ctx context.Context) error {
 	pods := &corev1.PodList{}
 	if err := r.Local.List(ctx, pods, client.MatchingFields{"spec.nodeName": r.Peer.NodeName}); err != nil {
 		return err
 	}
 	needed := Needed(pods.Items)
+	present, err := r.present(ctx)
+	if err != nil {
+		return err
+	}
 	var errs []error
 	for key := range needed {
-		if err := r.ensure(ctx, key); err != nil {
+		if err := r.ensure(ctx, key, present[key] != nil); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if err := r.collect(ctx, needed); err != nil {
+	if err := r.collect(ctx, needed, present); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
@@ -159,12 +191,14 @@ func Needed(pods []corev1.Pod) map[types.NamespacedName]bool {
 	return out
 }
 
-func (r *Reflector) ensure(ctx context.Context, sa types.NamespacedName) error {
+// ensure writes sa's token Secret when it is due for renewal or missing on
+// the provider (deleted there by hand: it comes back at the next pass).
+func (r *Reflector) ensure(ctx context.Context, sa types.NamespacedName, present bool) error {
 	remoteNs, err := r.Peer.Namespaces(ctx, sa.Namespace)
 	if err != nil {
 		return nil // not offloaded here (yet): the pod waits in OffloadingBackOff
 	}
-	if at, ok := r.renewAt[sa]; ok && r.now().Before(at) {
+	if at, ok := r.renewAt[sa]; ok && present && r.now().Before(at) {
 		return nil
 	}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(tokenLifetime.Seconds()))}}
@@ -212,12 +246,16 @@ func (r *Reflector) write(ctx context.Context, want *corev1.Secret) error {
 	return r.Peer.Remote.Update(ctx, got, client.FieldOwner(reflection.FieldOwner))
 }
 
-// collect deletes, in every twin of this peer, the token Secrets no pod needs.
-func (r *Reflector) collect(ctx context.Context, needed map[types.NamespacedName]bool) error {
+// present finds, in every twin of this peer, the token Secrets that exist,
+// by the local ServiceAccount they hold the token of. A Secret carrying the
+// token labels under a name that is not a token Secret's is not Spillway's
+// token and is left out (the Secret reflector never writes such a copy).
+func (r *Reflector) present(ctx context.Context) (map[types.NamespacedName]*corev1.Secret, error) {
 	offloadings := &offloadingv1alpha1.NamespaceOffloadingList{}
 	if err := r.Local.List(ctx, offloadings); err != nil {
-		return err
+		return nil, err
 	}
+	out := map[types.NamespacedName]*corev1.Secret{}
 	for _, no := range offloadings.Items {
 		remoteNs, err := r.Peer.Namespaces(ctx, no.Namespace)
 		if err != nil {
@@ -225,19 +263,27 @@ func (r *Reflector) collect(ctx context.Context, needed map[types.NamespacedName
 		}
 		secrets := &corev1.SecretList{}
 		if err := r.Peer.Remote.List(ctx, secrets, client.InNamespace(remoteNs), client.MatchingLabels(r.labels())); err != nil {
-			return err
+			return nil, err
 		}
 		for i := range secrets.Items {
-			s := &secrets.Items[i]
-			sa := types.NamespacedName{Namespace: no.Namespace, Name: s.Name[len(SecretName("")):]}
-			if needed[sa] {
-				continue
+			if sa, ok := ServiceAccountOf(secrets.Items[i].Name); ok {
+				out[types.NamespacedName{Namespace: no.Namespace, Name: sa}] = &secrets.Items[i]
 			}
-			if err := r.Peer.Remote.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
-				return err
-			}
-			delete(r.renewAt, sa)
 		}
+	}
+	return out, nil
+}
+
+// collect deletes the token Secrets no pod needs.
+func (r *Reflector) collect(ctx context.Context, needed map[types.NamespacedName]bool, present map[types.NamespacedName]*corev1.Secret) error {
+	for sa, s := range present {
+		if needed[sa] {
+			continue
+		}
+		if err := r.Peer.Remote.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		delete(r.renewAt, sa)
 	}
 	return nil
 }

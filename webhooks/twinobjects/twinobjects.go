@@ -1,0 +1,77 @@
+// Package twinobjects is the provider's validating webhook of the Services,
+// EndpointSlices and Ingresses its consumers write into their twin
+// namespaces (policies.TwinServiceProblem and its siblings say what is
+// refused and why). Only consumers are judged: the provider's own
+// controllers, such as its EndpointSlice controller, write into twins too,
+// with addresses of the provider's pods.
+package twinobjects
+
+import (
+	"context"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+// Path is where the API server sends the twins' Service, EndpointSlice and
+// Ingress admission requests.
+const Path = "/validate-twin-objects"
+
+// Validator judges what consumers write into twins.
+type Validator struct {
+	Decoder admission.Decoder
+	// ProviderRanges are this cluster's pod, service and node networks, as
+	// far as the manager knows them (--pod-cidr, --reserved-subnets):
+	// endpoints a consumer writes are never there.
+	ProviderRanges []netip.Prefix
+}
+
+// Handle answers one creation or update.
+func (v *Validator) Handle(_ context.Context, req admission.Request) admission.Response {
+	if req.Operation == admissionv1.Delete || !IsConsumer(req.UserInfo.Username) {
+		return admission.Allowed("")
+	}
+	var problem string
+	switch req.Kind.Kind {
+	case "Service":
+		svc := &corev1.Service{}
+		if err := v.Decoder.DecodeRaw(req.Object, svc); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		svc.Namespace = req.Namespace
+		problem = policies.TwinServiceProblem(svc)
+	case "EndpointSlice":
+		slice := &discoveryv1.EndpointSlice{}
+		if err := v.Decoder.DecodeRaw(req.Object, slice); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		slice.Namespace = req.Namespace
+		problem = policies.TwinEndpointSliceProblem(slice, v.ProviderRanges)
+	case "Ingress":
+		ing := &networkingv1.Ingress{}
+		if err := v.Decoder.DecodeRaw(req.Object, ing); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		ing.Namespace = req.Namespace
+		problem = policies.TwinIngressProblem(ing)
+	}
+	if problem != "" {
+		return admission.Denied(problem)
+	}
+	return admission.Allowed("")
+}
+
+// IsConsumer reports a consumer's identity: a ServiceAccount of a tenant
+// namespace, which is what a consumer's credentials authenticate as.
+func IsConsumer(username string) bool {
+	return strings.HasPrefix(username, "system:serviceaccount:"+sharingv1alpha1.TenantNamespacePrefix)
+}
