@@ -175,6 +175,8 @@ var _ = Describe("peering from git", Ordered, func() {
 		eventuallyKstatus(ctx, milanC, offer).Should(Equal(status.CurrentStatus))
 	}, SpecTimeout(2*time.Minute))
 
+	refusesUnsafeCredentials()
+
 	It("names a clusterID mismatch and leaves other peerings alone", func(ctx context.Context) {
 		Expect(framework.CopySecret(ctx, milanC, identity, romeC, secretKey("liqo", "lisbon-credentials"))).To(Succeed())
 		wrong := &discoveryv1alpha1.ForeignCluster{
