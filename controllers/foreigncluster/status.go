@@ -10,7 +10,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/network/fabric"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+	"github.com/spillway-dev/spillway/peering/virtualnode"
 )
 
 // Reasons beyond the API's shared ones; each names one thing a person can fix.

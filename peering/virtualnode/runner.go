@@ -56,8 +56,9 @@ type Runner struct {
 
 // Start registers the node (or adopts an existing one) and keeps it alive
 // until Stop. The first probe runs before registration so a node never
-// appears Ready for a provider that does not answer.
-func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Probe, pods PodHandler, opts Options) (*Runner, error) {
+// appears Ready for a provider that does not answer. ctx bounds the
+// registration; runCtx bounds the runner's life (Stop ends it sooner).
+func Start(ctx, runCtx context.Context, local kubernetes.Interface, spec Spec, probe Probe, pods PodHandler, opts Options) (*Runner, error) {
 	r := &Runner{local: local, opts: opts, spec: spec, probe: probe, done: make(chan struct{})}
 	r.runProbe(ctx)
 	if err := r.syncMetadata(ctx); err != nil {
@@ -70,8 +71,9 @@ func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Pro
 	if err != nil {
 		return nil, fmt.Errorf("virtual node %s: %w", spec.Name, err)
 	}
-	// The runner outlives the reconcile that started it.
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// The runner outlives the reconcile that started it (ctx) and ends with
+	// the peering runtime (runCtx).
+	runCtx, cancel := context.WithCancel(runCtx)
 	r.cancel = cancel
 	go func() {
 		defer close(r.done)
