@@ -124,25 +124,21 @@ func (r *Runtime) runContext(ctx context.Context) (context.Context, error) {
 	return r.ctx, nil
 }
 
-// Connect returns the provider's client for a peering's credentials, rebuilt
-// only when their fingerprint changed. The session is created on first use.
+// Connect returns the provider's client for a peering's credentials. The
+// session is created on first use. New credentials for the same server and
+// CA only swap the token every client of the session sends (a rotation
+// touches no client, informer, node or pod); a new server or CA rebuilds the
+// clients and restarts the session's workers with them, leaving the node and
+// the remote pods in place.
 func (r *Runtime) Connect(name string, cfg *rest.Config, fingerprint string) (kubernetes.Interface, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessions[name]
-	if s != nil && s.fingerprint == fingerprint {
-		return s.provider, nil
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
 	if s == nil {
 		s = &Session{name: name, rt: r}
 		r.sessions[name] = s
 	}
-	s.fingerprint, s.provider, s.config = fingerprint, cs, cfg
-	return cs, nil
+	return s.connect(cfg, fingerprint)
 }
 
 // Ensure starts the peering's virtual node and everything under it the first

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-func TestConnectRebuildsTheClientOnlyWhenTheCredentialsChange(t *testing.T) {
+func TestConnectRebuildsTheClientOnlyWhenTheServerChanges(t *testing.T) {
 	g := NewWithT(t)
 	rt, err := New(Options{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -21,7 +21,9 @@ func TestConnectRebuildsTheClientOnlyWhenTheCredentialsChange(t *testing.T) {
 	b, _ := rt.Connect("milan", cfg, "fp1")
 	g.Expect(b).To(BeIdenticalTo(a))
 	c, _ := rt.Connect("milan", &rest.Config{Host: "https://milan:6443", BearerToken: "t2"}, "fp2")
-	g.Expect(c).NotTo(BeIdenticalTo(a))
+	g.Expect(c).To(BeIdenticalTo(a), "a new token alone is swapped under the same client")
+	d, _ := rt.Connect("milan", &rest.Config{Host: "https://milan-2:6443", BearerToken: "t2"}, "fp3")
+	g.Expect(d).NotTo(BeIdenticalTo(a), "a new server needs new clients")
 }
 
 func TestSessionsAreCountedInTheManagersRegistry(t *testing.T) {

@@ -57,12 +57,44 @@ type Session struct {
 	mu          sync.Mutex
 	fingerprint string
 	provider    kubernetes.Interface
-	config      *rest.Config
-	clusterID   string
-	runner      *virtualnode.Runner
-	twins       *podreflector.TwinWatcher
-	cancel      context.CancelFunc
-	reflection  *reflection.Set
+	// config is what every client of the session is built from; its
+	// transport sends token's current value.
+	config     *rest.Config
+	token      *bearerToken
+	clusterID  string
+	runner     *virtualnode.Runner
+	twins      *podreflector.TwinWatcher
+	cancel     context.CancelFunc
+	reflection *reflection.Set
+}
+
+// connect applies credentials to the session: nothing when unchanged, a token
+// swap when only the token changed, new clients (and restarted workers)
+// otherwise.
+func (s *Session) connect(cfg *rest.Config, fingerprint string) (kubernetes.Interface, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.provider != nil && s.fingerprint == fingerprint:
+		return s.provider, nil
+	case s.provider != nil && sameEndpoint(s.config, cfg):
+		s.token.set(cfg.BearerToken)
+		s.fingerprint = fingerprint
+		return s.provider, nil
+	}
+	token := &bearerToken{}
+	config := sessionConfig(cfg, token)
+	cs, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	if s.runner != nil {
+		// Workers hold clients of the old server: the next Ensure restarts
+		// them (and re-adopts the node) with the new ones.
+		s.stopLocked()
+	}
+	s.fingerprint, s.provider, s.config, s.token = fingerprint, cs, config, token
+	return cs, nil
 }
 
 func (s *Session) running() bool {
@@ -152,6 +184,13 @@ func (s *Session) stopPods() {
 func (s *Session) stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.stopLocked()
+	if s.clusterID != "" {
+		s.rt.Withdraw(s.clusterID)
+	}
+}
+
+func (s *Session) stopLocked() {
 	if s.runner != nil {
 		s.runner.Stop()
 		s.runner = nil
@@ -159,9 +198,6 @@ func (s *Session) stop() {
 		s.rt.stopped.Inc()
 	}
 	s.stopPods()
-	if s.clusterID != "" {
-		s.rt.Withdraw(s.clusterID)
-	}
 }
 
 // readyzProbe checks the provider's API server with the peering's identity.
