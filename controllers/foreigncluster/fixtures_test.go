@@ -66,8 +66,16 @@ func (f *fakeRuntime) Ensure(_ context.Context, p peering.Peer) (virtualnode.Hea
 	return f.health, nil
 }
 
-func (f *fakeRuntime) Withdraw(id string) { f.mu.Lock(); f.withdrawn = append(f.withdrawn, id); f.mu.Unlock() }
-func (f *fakeRuntime) Stop(name string)   { f.mu.Lock(); f.stopped = append(f.stopped, name); f.mu.Unlock() }
+func (f *fakeRuntime) Withdraw(id string) {
+	f.mu.Lock()
+	f.withdrawn = append(f.withdrawn, id)
+	f.mu.Unlock()
+}
+func (f *fakeRuntime) Stop(name string) {
+	f.mu.Lock()
+	f.stopped = append(f.stopped, name)
+	f.mu.Unlock()
+}
 
 type fcOpt func(*discoveryv1alpha1.ForeignCluster)
 
