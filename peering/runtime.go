@@ -14,8 +14,10 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spillway-dev/spillway/network"
@@ -65,6 +67,10 @@ type Runtime struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 
+	// informers serve the cluster-wide kinds every virtual node's pod
+	// controller needs, once for all of them.
+	informers informers.SharedInformerFactory
+
 	live    prometheus.Gauge
 	stopped prometheus.Counter
 }
@@ -76,6 +82,10 @@ func New(opts Options) (*Runtime, error) {
 			Help: "Peerings whose runtime (virtual node, pod handler, reflection) is running in this manager."}),
 		stopped: prometheus.NewCounter(prometheus.CounterOpts{Name: "spillway_peering_sessions_stopped_total",
 			Help: "Peering sessions stopped (unpeered, deleted, or the manager stopping)."}),
+	}
+	if opts.Local != nil {
+		r.informers = informers.NewSharedInformerFactoryWithOptions(opts.Local, 0,
+			informers.WithTransform(crcache.TransformStripManagedFields()))
 	}
 	if opts.Metrics != nil {
 		for _, c := range []prometheus.Collector{r.live, r.stopped} {

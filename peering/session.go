@@ -120,7 +120,9 @@ func (s *Session) ensure(ctx, runCtx context.Context, p Peer) (virtualnode.Healt
 			return virtualnode.Health{}, err
 		}
 		s.cancel = cancel
-		runner, err := virtualnode.Start(ctx, workCtx, o.Local, p.Node, probe, handler, o.NodeOptions)
+		nodeOpts := o.NodeOptions
+		nodeOpts.Shared, nodeOpts.SharedStop = s.rt.informers, runCtx.Done()
+		runner, err := virtualnode.Start(ctx, workCtx, o.Local, p.Node, probe, handler, nodeOpts)
 		if err != nil {
 			s.stopPods()
 			return virtualnode.Health{}, err

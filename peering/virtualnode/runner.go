@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
@@ -29,6 +30,12 @@ type Options struct {
 	// API, when set, serves the node's containerLogs and exec: a pod handler
 	// that is also a ContainerAPI is registered there while the node runs.
 	API *APIServer
+	// Shared, when set, is the informer factory for the cluster-wide kinds
+	// virtual-kubelet's pod controller needs (ConfigMaps, Secrets, Services),
+	// shared by every virtual node of the manager instead of one cache each;
+	// its informers run until SharedStop closes, not with one node.
+	Shared     informers.SharedInformerFactory
+	SharedStop <-chan struct{}
 }
 
 // DefaultOptions match the kubelet's defaults closely enough that the node
@@ -91,7 +98,7 @@ func Start(ctx, runCtx context.Context, local kubernetes.Interface, spec Spec, p
 		if workers <= 0 {
 			workers = DefaultOptions.PodWorkers
 		}
-		if err := runPods(runCtx, local, spec.Name, pods, workers); err != nil {
+		if err := runPods(runCtx, local, spec.Name, pods, workers, opts.Shared, opts.SharedStop); err != nil {
 			r.Stop()
 			return nil, err
 		}
