@@ -26,6 +26,10 @@ import (
 // while its namespace is not offloaded to that node's cluster.
 const ReasonOffloadingBackOff = "OffloadingBackOff"
 
+// ReasonProviderPodPolicy is the reason of a pod failed because the
+// provider's pod policy refuses it: retrying the same pod cannot help.
+const ReasonProviderPodPolicy = "ProviderPodPolicy"
+
 // ErrNotOffloaded means a namespace has no ready twin on this provider.
 var ErrNotOffloaded = errors.New("namespace not offloaded to this cluster")
 
@@ -65,6 +69,7 @@ type Handler struct {
 	notify  func(*corev1.Pod)
 	local   map[string]*corev1.Pod // last local pod seen, by namespace/name
 	pending map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
+	refused map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
 }
 
 func key(ns, name string) string { return ns + "/" + name }
@@ -91,10 +96,36 @@ func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	h.Twins.Watch(remoteNs, pod.Namespace)
 	sp := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
 	WithAPIAccess(&sp.Spec.Pod, pod, h.APIServerURL)
-	if err := h.Remote.Create(ctx, sp); err != nil && !apierrors.IsAlreadyExists(err) {
+	if why := RefusedByEveryProvider(sp); why != "" {
+		h.refuse(pod, why)
+		return nil
+	}
+	err = h.Remote.Create(ctx, sp)
+	switch {
+	case apierrors.IsInvalid(err):
+		// The provider's pod policy (422 from its webhook) or schema: permanent.
+		h.refuse(pod, fmt.Sprintf("provider %s refused its ShadowPod: %v", h.ClusterName, err))
+		return nil
+	case err != nil && !apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("creating ShadowPod %s/%s on the provider: %w", remoteNs, sp.Name, err)
 	}
 	return nil
+}
+
+// refuse fails pod for good, as a kubelet fails a pod it cannot admit: its
+// controller sees why and may create a corrected one.
+func (h *Handler) refuse(pod *corev1.Pod, why string) {
+	p := pod.DeepCopy()
+	p.Status.Phase = corev1.PodFailed
+	p.Status.Reason = ReasonProviderPodPolicy
+	p.Status.Message = fmt.Sprintf("not offloaded to %s: %s", pod.Spec.NodeName, why)
+	h.mu.Lock()
+	if h.refused == nil {
+		h.refused = map[string]*corev1.Pod{}
+	}
+	h.refused[key(pod.Namespace, pod.Name)] = p
+	h.mu.Unlock()
+	h.emit(p)
 }
 
 // UpdatePod propagates label and annotation changes; a pod spec is immutable
@@ -140,6 +171,12 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 func (h *Handler) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
 	if p := h.pendingPod(namespace, name); p != nil {
 		return p, nil
+	}
+	h.mu.Lock()
+	refused := h.refused[key(namespace, name)]
+	h.mu.Unlock()
+	if refused != nil {
+		return refused.DeepCopy(), nil
 	}
 	remotePod, ok := h.Twins.Get(namespace, name)
 	if !ok {
@@ -303,6 +340,7 @@ func (h *Handler) clearPending(pod *corev1.Pod) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.pending, key(pod.Namespace, pod.Name))
+	delete(h.refused, key(pod.Namespace, pod.Name))
 }
 
 // RetryPending creates the pods that waited for their namespace, every

@@ -67,7 +67,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		}
 		id, err := framework.IdentityOf(filepath.Join(repoRoot, "clusters", c.Name, "install"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(framework.StartManager(ctx, c, id)).To(Succeed())
+		// A short check interval: the uninstall spec waits for the
+		// webhook configurations to be republished.
+		Expect(framework.StartManager(ctx, c, id, "--webhook-check-interval=2s")).To(Succeed())
 	}
 }, NodeTimeout(15*time.Minute))
 
