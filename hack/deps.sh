@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks to build and test Spillway: Debian packages
-# and the Go tools of the lab (cached under ~/.cache/spillway by version).
+# and the Go tools of the lab, the generators and the linter (cached under
+# ~/.cache/spillway by version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v go >/dev/null || { echo "deps: Go is not installed: install Go 1.26 from go.dev first" >&2; exit 1; }
@@ -19,4 +20,6 @@ hack/netdeps.sh
 hack/kubebin.sh >/dev/null
 hack/tools.sh kwok >/dev/null
 hack/tools.sh kwok-stages >/dev/null
+hack/tools.sh controller-gen >/dev/null
+hack/tools.sh golangci-lint >/dev/null
 echo "deps: ready" >&2

@@ -136,7 +136,9 @@ func TestAKilledGatewayIsRestarted(t *testing.T) {
 		return st.Phase == PhaseConnected && first != ""
 	})
 	var pid int
-	fmt.Sscan(first, &pid)
+	if _, err := fmt.Sscan(first, &pid); err != nil {
+		t.Fatalf("pid file holds %q: %v", first, err)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

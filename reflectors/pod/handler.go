@@ -20,6 +20,7 @@ import (
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/network"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
 
 // ReasonOffloadingBackOff is the reason a pod bound to a virtual node shows
@@ -33,10 +34,6 @@ const ReasonProviderPodPolicy = "ProviderPodPolicy"
 // ErrNotOffloaded means a namespace has no ready twin on this provider.
 var ErrNotOffloaded = errors.New("namespace not offloaded to this cluster")
 
-// NamespaceMapper returns the twin of a local namespace on this handler's
-// provider, or an error wrapping ErrNotOffloaded.
-type NamespaceMapper func(ctx context.Context, localNamespace string) (string, error)
-
 // Handler is virtual-kubelet's PodLifecycleHandler for one peering. Every
 // method may be called more than once for the same pod (virtual-kubelet
 // retries and resyncs), so each is idempotent. The consumer owns the local pod
@@ -44,9 +41,11 @@ type NamespaceMapper func(ctx context.Context, localNamespace string) (string, e
 type Handler struct {
 	// Remote is a client for the provider with the consumer's identity and
 	// Spillway's scheme; Twins watches the provider's pods.
-	Remote         client.Client
-	Twins          *TwinWatcher
-	Namespaces     NamespaceMapper
+	Remote client.Client
+	Twins  *TwinWatcher
+	// Namespaces maps a pod's namespace to its twin on the provider; its
+	// errors wrap ErrNotOffloaded when the namespace has no ready twin there.
+	Namespaces     reflection.NamespaceMapper
 	LocalClusterID string
 	RemoteID       string
 	NodeIP         string
@@ -132,9 +131,9 @@ func (h *Handler) refuse(pod *corev1.Pod, why string) {
 // beyond what the provider's ShadowPod controller can apply.
 func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	h.remember(pod)
-	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
-	if err != nil {
-		return nil
+	remoteNs, err := h.twinOf(ctx, pod.Namespace)
+	if err != nil || remoteNs == "" {
+		return err
 	}
 	want := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
 	sp := &virtualkubeletv1alpha1.ShadowPod{}
@@ -145,6 +144,20 @@ func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	return h.Remote.Update(ctx, sp)
 }
 
+// twinOf maps namespace for UpdatePod and DeletePod: "" and no error when
+// the namespace is not offloaded here (no ShadowPod can exist for its pods),
+// the error when the mapping could not be read, so virtual-kubelet retries.
+func (h *Handler) twinOf(ctx context.Context, namespace string) (string, error) {
+	remoteNs, err := h.Namespaces(ctx, namespace)
+	switch {
+	case errors.Is(err, ErrNotOffloaded):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("mapping namespace %s to its twin on cluster %s: %w", namespace, h.clusterName(), err)
+	}
+	return remoteNs, nil
+}
+
 // DeletePod deletes the ShadowPod; the provider's garbage collector removes the
 // pod with its own grace period, and the watch reports it gone.
 func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
@@ -152,9 +165,9 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	// pod is released at once (see reportGone).
 	h.remember(pod)
 	h.clearPending(pod)
-	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
-	if err != nil {
-		return nil
+	remoteNs, err := h.twinOf(ctx, pod.Namespace)
+	if err != nil || remoteNs == "" {
+		return err
 	}
 	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: remoteNs}}
 	if err := h.Remote.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {

@@ -133,6 +133,11 @@ type ResourceOfferStatus struct {
 	// +optional
 	Offered corev1.ResourceList `json:"offered,omitempty"`
 
+	// OfferedDisplay is Offered written the way people read it (57.6Gi,
+	// 3.5), for kubectl get's columns. Read Offered for the exact amounts.
+	// +optional
+	OfferedDisplay map[corev1.ResourceName]string `json:"offeredDisplay,omitempty"`
+
 	// IdentitySecretName is the Secret, in the tenant namespace on the
 	// provider side, holding the credentials issued to the consumer.
 	// +optional
@@ -150,8 +155,8 @@ type ResourceOfferStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=liqo
 // +kubebuilder:printcolumn:name="Cluster ID",type=string,JSONPath=`.spec.clusterId`
-// +kubebuilder:printcolumn:name="CPU",type=string,JSONPath=`.status.offered.cpu`
-// +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.status.offered.memory`
+// +kubebuilder:printcolumn:name="CPU",type=string,JSONPath=`.status.offeredDisplay.cpu`
+// +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.status.offeredDisplay.memory`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ResourceOffer struct {
