@@ -15,8 +15,8 @@ import (
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
 // fleet is every cluster folder's config, built, with its identity.
@@ -242,7 +242,7 @@ func TestReplicatedDeploymentSpreadsOnePerEdge(t *testing.T) {
 		MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.DoNotSchedule,
 		LabelSelector: &metav1.LabelSelector{MatchLabels: d.Spec.Selector.MatchLabels},
 	}))
-	g.Expect(virtualnode.DesiredLabels(virtualnode.Spec{Name: "liqo-x"})).To(HaveKeyWithValue("kubernetes.io/hostname", "liqo-x"),
+	g.Expect(virtualkubeletv1alpha1.VirtualNodeLabels("liqo-x", "", nil)).To(HaveKeyWithValue("kubernetes.io/hostname", "liqo-x"),
 		"the spread key tells virtual nodes apart")
 }
 
@@ -267,8 +267,8 @@ func virtualNodesOf(t *testing.T, f fleet, consumer string) []corev1.Node {
 		provider := f.byID(t, fc.Spec.ClusterIdentity.ClusterID)
 		var offer sharingv1alpha1.ResourceOffer
 		mustDecodeStrict(t, f[provider].config.find(t, "ResourceOffer", "liqo", consumer), &offer)
-		spec := virtualnode.Spec{Name: virtualnode.Name(fc.Spec.ClusterIdentity.ClusterName), RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID, Labels: offer.Spec.Labels}
-		nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: spec.Name, Labels: virtualnode.DesiredLabels(spec)}})
+		name := virtualkubeletv1alpha1.VirtualNodeName(fc.Spec.ClusterIdentity.ClusterName)
+		nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: virtualkubeletv1alpha1.VirtualNodeLabels(name, fc.Spec.ClusterIdentity.ClusterID, offer.Spec.Labels)}})
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	return nodes

@@ -9,8 +9,8 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
 // peer is one ForeignCluster of a consumer, resolved through the fleet.
@@ -54,8 +54,8 @@ func (s *Snapshot) peersOf(c *Cluster) []peer {
 		if name == "" {
 			name = fc.Name
 		}
-		spec := virtualnode.Spec{Name: virtualnode.Name(name), RemoteClusterID: p.ClusterID, Labels: labels}
-		p.Node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: spec.Name, Labels: virtualnode.DesiredLabels(spec)}}
+		node := virtualkubeletv1alpha1.VirtualNodeName(name)
+		p.Node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: virtualkubeletv1alpha1.VirtualNodeLabels(node, p.ClusterID, labels)}}
 		out = append(out, p)
 	}
 	return out

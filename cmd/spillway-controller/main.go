@@ -40,11 +40,13 @@ import (
 	"github.com/spillway-dev/spillway/controllers/resourceoffer"
 	"github.com/spillway-dev/spillway/controllers/shadowpod"
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
+	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/network/fabric"
 	"github.com/spillway-dev/spillway/network/gateway"
+	"github.com/spillway-dev/spillway/peering"
+	"github.com/spillway-dev/spillway/peering/virtualnode"
 	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/remote"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 	"github.com/spillway-dev/spillway/webhooks"
 )
 
@@ -178,10 +180,19 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	fcr := &foreigncluster.ForeignClusterReconciler{Fabric: fab, Client: mgr.GetClient(), Local: local, LocalClusterID: o.clusterID, Peers: peers,
+	rt, err := peering.New(peering.Options{Local: local, LocalClient: mgr.GetClient(), LocalClusterID: o.clusterID, Peers: peers,
 		Reflection: o.reflection.config(mgr), APIServerURL: o.reflection.apiServerFor(o.apiServerURL),
 		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
-			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI}}
+			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI},
+		// The registry the fabric fills (fabric.Config.Registry nil).
+		Network: network.DefaultRegistry, Metrics: ctrlmetrics.Registry})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(rt); err != nil {
+		return err
+	}
+	fcr := &foreigncluster.ForeignClusterReconciler{Fabric: fab, Client: mgr.GetClient(), LocalClusterID: o.clusterID, Runtime: rt}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the ForeignCluster controller: %w", err)
 	}

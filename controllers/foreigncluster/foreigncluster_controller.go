@@ -16,48 +16,45 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 	"github.com/spillway-dev/spillway/network/fabric"
-	"github.com/spillway-dev/spillway/reflectors/reflection"
-	"github.com/spillway-dev/spillway/reflectors/remote"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+	"github.com/spillway-dev/spillway/peering"
+	"github.com/spillway-dev/spillway/peering/virtualnode"
 )
 
 // Finalizer holds a ForeignCluster until its virtual node is drained and gone.
 const Finalizer = "spillway.liqo.io/foreigncluster"
 
+// PeeringRuntime runs the live side of each peering (peering.Runtime); the
+// reconciler only asks it to connect, ensure or stop, so tests can fake it.
+type PeeringRuntime interface {
+	// Connect returns the provider's client for these credentials.
+	Connect(name string, cfg *rest.Config, fingerprint string) (kubernetes.Interface, error)
+	// Ensure starts or updates the peering's virtual node and workers.
+	Ensure(ctx context.Context, p peering.Peer) (virtualnode.Health, error)
+	// Withdraw stops new offloading towards a peer.
+	Withdraw(clusterID string)
+	// Stop ends the peering's workers; nothing is deleted.
+	Stop(name string)
+}
+
 // ForeignClusterReconciler peers this cluster (the consumer) with providers.
 type ForeignClusterReconciler struct {
 	client.Client
-	// Local is a clientset for this cluster, used by the virtual nodes.
-	Local kubernetes.Interface
 	// LocalClusterID is this cluster's identity; a provider's offer must name it.
 	LocalClusterID string
-	// NodeAddress is the address virtual nodes advertise (the manager's), and
-	// NodePort the port of its kubelet API (NodeOptions.API).
-	NodeAddress string
-	NodePort    int32
-	NodeOptions virtualnode.Options
-	// Peers receives every established peering, for the offloading
-	// controller and the pod reflector; nil disables publishing.
-	Peers *remote.Registry
-	// APIServerURL is this cluster's API server as offloaded pods reach it,
-	// with the ServiceAccount tokens the reflection carries; empty when
-	// --enable-apiserver-support=false.
-	APIServerURL string
-	// Reflection copies the rest of each offloaded namespace (ConfigMaps,
-	// Secrets, Services, ...) to every peer; nil reflects only pods.
-	Reflection *reflection.Config
+	// Runtime runs every peering's goroutines (virtual node, pods, reflection).
+	Runtime PeeringRuntime
 	// Fabric runs a gateway per peering (the network fabric); nil when the
 	// manager runs without --gateway-address, leaving NetworkStatus None.
 	Fabric *fabric.Fabric
-
-	peers peers
 }
 
 // +kubebuilder:rbac:groups=discovery.liqo.io,resources=foreignclusters,verbs=get;list;watch;update;patch
@@ -157,7 +154,7 @@ func (r *ForeignClusterReconciler) observePeer(ctx context.Context, fc *discover
 		return nil
 	}
 	obs.server = creds.config.Host
-	provider, err := r.remoteFor(fc.Name, creds)
+	provider, err := r.Runtime.Connect(fc.Name, creds.config, creds.fingerprint)
 	if err != nil {
 		obs.credsErr = fmt.Errorf("secret %s: %w", key, err)
 		return nil
@@ -168,16 +165,17 @@ func (r *ForeignClusterReconciler) observePeer(ctx context.Context, fc *discover
 	if obs.offer.providerClusterID != obs.specClusterID || obs.offer.consumerClusterID != r.LocalClusterID || !obs.offer.ready {
 		return nil
 	}
-	health, err := r.ensureVirtualNode(ctx, fc, provider, obs.offer)
-	obs.nodeHealth, obs.nodeName = health, r.nodeSpec(fc, obs.offer).Name
+	spec := nodeSpec(fc, obs.offer)
+	health, err := r.Runtime.Ensure(ctx, peering.Peer{Name: fc.Name, ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc),
+		TenantNamespace: creds.namespace, Node: spec})
+	if err == nil {
+		obs.nodeHealth = &health
+	}
+	obs.nodeName = spec.Name
 	if err == nil && r.networkWanted(fc) {
 		obs.network, err = r.syncNetwork(ctx, fc, provider, creds.namespace)
 	} else if err == nil {
 		err = r.releaseNetwork(ctx, fc)
-	}
-	if err == nil && r.Peers != nil {
-		r.Peers.Set(remote.Peer{ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc), NodeName: obs.nodeName,
-			TenantNamespace: creds.namespace, Config: creds.config, Client: provider})
 	}
 	return err
 }
@@ -189,56 +187,16 @@ func clusterName(fc *discoveryv1alpha1.ForeignCluster) string {
 	return fc.Name
 }
 
-// remoteFor returns the provider client, rebuilt when the credentials changed.
-func (r *ForeignClusterReconciler) remoteFor(name string, creds *credentials) (kubernetes.Interface, error) {
-	if pe := r.peers.get(name); pe != nil && pe.fingerprint == creds.fingerprint {
-		return pe.remote, nil
-	}
-	cs, err := kubernetes.NewForConfig(creds.config)
-	if err != nil {
-		return nil, err
-	}
-	pe := r.peers.get(name)
-	if pe == nil {
-		pe = &peer{}
-	}
-	pe.fingerprint, pe.remote, pe.config = creds.fingerprint, cs, creds.config
-	r.peers.set(name, pe)
-	return cs, nil
-}
-
-func (r *ForeignClusterReconciler) nodeSpec(fc *discoveryv1alpha1.ForeignCluster, offer *remoteOffer) virtualnode.Spec {
-	return virtualnode.Spec{Name: virtualnode.Name(clusterName(fc)), RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID, Labels: offer.labels,
-		Capacity: offer.resources, KubeletVersion: offer.serverVersion, Address: r.NodeAddress, Port: r.NodePort}
-}
-
-// ensureVirtualNode starts the node's runner on first success, else updates it.
-func (r *ForeignClusterReconciler) ensureVirtualNode(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster, remote kubernetes.Interface, offer *remoteOffer) (*virtualnode.Health, error) {
-	pe := r.peers.get(fc.Name)
-	spec := r.nodeSpec(fc, offer)
-	if pe.runner == nil {
-		handler, err := r.podHandler(fc, pe, remote)
-		if err != nil {
-			return nil, err
-		}
-		runner, err := virtualnode.Start(ctx, r.Local, spec, readyzProbe(remote), handler, r.NodeOptions)
-		if err != nil {
-			pe.stopPods()
-			return nil, err
-		}
-		pe.runner = runner
-	} else if err := pe.runner.Update(ctx, spec, readyzProbe(remote)); err != nil {
-		return nil, err
-	}
-	h := pe.runner.Health()
-	return &h, nil
+func nodeSpec(fc *discoveryv1alpha1.ForeignCluster, offer *remoteOffer) virtualnode.Spec {
+	return virtualnode.Spec{Name: virtualkubeletv1alpha1.VirtualNodeName(clusterName(fc)), RemoteClusterID: fc.Spec.ClusterIdentity.ClusterID,
+		Labels: offer.labels, Capacity: offer.resources, KubeletVersion: offer.serverVersion}
 }
 
 // existingNode returns the name of this peering's virtual node if it exists.
 func (r *ForeignClusterReconciler) existingNode(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) string {
 	nodes := &corev1.NodeList{}
-	if err := r.List(ctx, nodes, client.MatchingLabels{virtualnode.RemoteClusterIDLabel: fc.Spec.ClusterIdentity.ClusterID,
-		virtualnode.TypeLabel: virtualnode.TypeVirtualNode}); err != nil || len(nodes.Items) == 0 {
+	if err := r.List(ctx, nodes, client.MatchingLabels{virtualkubeletv1alpha1.RemoteClusterIDLabel: fc.Spec.ClusterIdentity.ClusterID,
+		virtualkubeletv1alpha1.TypeLabel: virtualkubeletv1alpha1.TypeVirtualNode}); err != nil || len(nodes.Items) == 0 {
 		return ""
 	}
 	return nodes.Items[0].Name

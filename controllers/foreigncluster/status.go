@@ -10,7 +10,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/network/fabric"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+	"github.com/spillway-dev/spillway/peering/virtualnode"
 )
 
 // Reasons beyond the API's shared ones; each names one thing a person can fix.
@@ -89,7 +89,7 @@ func computeState(o observation) peeringState {
 			"secret %s not found: it is created by the ExternalSecret of this peering; check that ExternalSecret's status", o.secretRef)
 	case o.credsErr != nil:
 		s.auth = discoveryv1alpha1.PeeringConditionStatusError
-		return fail(discoveryv1alpha1.CredentialsInvalidReason, false, "%v", o.credsErr)
+		return fail(discoveryv1alpha1.InvalidCredentialsReason, false, "%v", o.credsErr)
 	case o.remoteErr != nil:
 		return remoteFailureState(s, o)
 	}

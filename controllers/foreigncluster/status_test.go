@@ -12,7 +12,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/network/fabric"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+	"github.com/spillway-dev/spillway/peering/virtualnode"
 )
 
 type obsOpt func(*observation)

@@ -23,13 +23,11 @@ import (
 // returns how many pods are still to go. Nothing on the provider is touched:
 // the provider cleans up its side when its offer is removed from git.
 func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (int, error) {
-	if r.Peers != nil {
-		// No new offloading towards a peer being unpeered.
-		r.Peers.Delete(fc.Spec.ClusterIdentity.ClusterID)
-	}
+	// No new offloading towards a peer being unpeered.
+	r.Runtime.Withdraw(fc.Spec.ClusterIdentity.ClusterID)
 	name := r.existingNode(ctx, fc)
 	if name == "" {
-		r.peers.stop(fc.Name)
+		r.Runtime.Stop(fc.Name)
 		return 0, r.releaseNetwork(ctx, fc)
 	}
 	node := &corev1.Node{}
@@ -60,7 +58,7 @@ func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1al
 	if len(pods.Items) > 0 {
 		return len(pods.Items), nil
 	}
-	r.peers.stop(fc.Name)
+	r.Runtime.Stop(fc.Name)
 	if err := r.Delete(ctx, node); client.IgnoreNotFound(err) != nil {
 		return 0, fmt.Errorf("deleting virtual node %s: %w", name, err)
 	}

@@ -21,9 +21,9 @@ import (
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/remote"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
 // This cluster, the consumer, in every test; the offloaded namespace is "apps".
@@ -86,11 +86,11 @@ func withRemoteName(no *offloadingv1alpha1.NamespaceOffloading) {
 
 // virtualNode is the virtual node standing for provider name (cluster ID name+"-id").
 func virtualNode(name string, labels ...string) *corev1.Node {
-	l := map[string]string{virtualnode.TypeLabel: virtualnode.TypeVirtualNode, virtualnode.RemoteClusterIDLabel: name + "-id"}
+	l := map[string]string{virtualkubeletv1alpha1.TypeLabel: virtualkubeletv1alpha1.TypeVirtualNode, virtualkubeletv1alpha1.RemoteClusterIDLabel: name + "-id"}
 	for i := 0; i+1 < len(labels); i += 2 {
 		l[labels[i]] = labels[i+1]
 	}
-	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: virtualnode.Name(name), Labels: l}}
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: virtualkubeletv1alpha1.VirtualNodeName(name), Labels: l}}
 }
 
 // pod is a pod of namespace apps bound to node.
@@ -132,7 +132,7 @@ func newEnv(t *testing.T, objs ...client.Object) *env {
 func (e *env) connect(name string) *kubefake.Clientset {
 	provider := kubefake.NewClientset()
 	e.providers[name] = provider
-	e.r.Peers.Set(remote.Peer{ClusterID: name + "-id", ClusterName: name, NodeName: virtualnode.Name(name),
+	e.r.Peers.Set(remote.Peer{ClusterID: name + "-id", ClusterName: name, NodeName: virtualkubeletv1alpha1.VirtualNodeName(name),
 		TenantNamespace: tenantNs, Client: provider})
 	return provider
 }

@@ -17,10 +17,10 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/remote"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
 // Finalizer holds a NamespaceOffloading until its twins are released.
@@ -103,7 +103,7 @@ func requeueAfter(s offloadingState) time.Duration {
 // virtualNodes lists the nodes that stand for peers.
 func (r *NamespaceOffloadingReconciler) virtualNodes(ctx context.Context) ([]corev1.Node, error) {
 	list := &corev1.NodeList{}
-	if err := r.List(ctx, list, client.MatchingLabels{virtualnode.TypeLabel: virtualnode.TypeVirtualNode}); err != nil {
+	if err := r.List(ctx, list, client.MatchingLabels{virtualkubeletv1alpha1.TypeLabel: virtualkubeletv1alpha1.TypeVirtualNode}); err != nil {
 		return nil, err
 	}
 	return list.Items, nil

@@ -15,14 +15,14 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
 
 // SetupWithManager watches NamespaceOffloadings and virtual nodes: a peer
 // appearing or changing labels can change what a selector matches.
 func (r *NamespaceOffloadingReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	isVirtual := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return o.GetLabels()[virtualnode.TypeLabel] == virtualnode.TypeVirtualNode
+		return o.GetLabels()[virtualkubeletv1alpha1.TypeLabel] == virtualkubeletv1alpha1.TypeVirtualNode
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&offloadingv1alpha1.NamespaceOffloading{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).

@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
 // syncTwins asks every selected peer for the twin namespace and withdraws the
@@ -22,7 +22,7 @@ import (
 func (r *NamespaceOffloadingReconciler) syncTwins(ctx context.Context, localNs, remoteName string, nodes []corev1.Node, selected []string) []peerOutcome {
 	var out []peerOutcome
 	for _, n := range nodes {
-		id := n.Labels[virtualnode.RemoteClusterIDLabel]
+		id := n.Labels[virtualkubeletv1alpha1.RemoteClusterIDLabel]
 		name := strings.TrimPrefix(n.Name, "liqo-")
 		o := peerOutcome{clusterID: id, clusterName: name, key: policies.UniqueClusterName(name, id), selected: slices.Contains(selected, id)}
 		peer, connected := r.Peers.Get(id)

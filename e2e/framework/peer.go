@@ -11,8 +11,8 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/lab"
-	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
 
 // Install applies Spillway's CRDs and the liqo namespace on c and starts its
@@ -62,6 +62,6 @@ func Peer(ctx context.Context, consumer *lab.Cluster, consumerID Identity, provi
 	if err := client.IgnoreAlreadyExists(consumerC.Create(ctx, fc)); err != nil {
 		return fmt.Errorf("peering %s with %s: %w", consumer.Name, provider.Name, err)
 	}
-	node := virtualnode.Name(providerID.ClusterName)
+	node := virtualkubeletv1alpha1.VirtualNodeName(providerID.ClusterName)
 	return Poll(ctx, func(ctx context.Context) error { return NodeReady(ctx, consumerC, node) })
 }

@@ -19,6 +19,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
 
@@ -59,6 +60,9 @@ type Handler struct {
 	// that leaves the local status as it already is (its scheduler binding
 	// the pod, a label) then costs no write. Nil reports every change.
 	LocalPods client.Reader
+	// Network maps the provider's pod IPs into this cluster (the fabric's
+	// remaps); nil shows them as they are.
+	Network *network.Registry
 
 	mu      sync.Mutex
 	notify  func(*corev1.Pod)
@@ -238,7 +242,7 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 		out.ObjectMeta = metav1.ObjectMeta{Name: remotePod.Name, Namespace: localNs, Labels: withoutOriginLabels(remotePod.Labels), Annotations: remotePod.Annotations}
 		out.Spec = remotePod.Spec
 	}
-	out.Status = LocalStatus(remotePod, h.RemoteID, h.NodeIP, Recreations(remotePod))
+	out.Status = LocalStatus(remotePod, h.Network, h.RemoteID, h.NodeIP, Recreations(remotePod))
 	if base != nil {
 		keepLocalScheduling(&out.Status, base)
 	}

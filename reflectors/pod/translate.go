@@ -153,18 +153,21 @@ func withoutAPIAccessMounts(in []corev1.VolumeMount) []corev1.VolumeMount {
 // LocalStatus is the provider pod's status as the consumer shows it: pod IPs
 // through the network fabric's mapping, the host IP of the virtual node, and
 // restart counts raised by the times the provider had to recreate the pod.
-func LocalStatus(remote *corev1.Pod, remoteClusterID, nodeIP string, recreations int32) corev1.PodStatus {
+// ips holds the fabric's remaps; nil maps every IP to itself.
+func LocalStatus(remote *corev1.Pod, ips *network.Registry, remoteClusterID, nodeIP string, recreations int32) corev1.PodStatus {
 	st := *remote.Status.DeepCopy()
 	st.HostIP = nodeIP
 	st.HostIPs = nil
 	if nodeIP != "" {
 		st.HostIPs = []corev1.HostIP{{IP: nodeIP}}
 	}
-	if st.PodIP != "" {
-		st.PodIP = network.MapRemoteIP(remoteClusterID, st.PodIP)
+	if ips != nil && st.PodIP != "" {
+		st.PodIP = ips.MapRemoteIP(remoteClusterID, st.PodIP)
 	}
 	for i := range st.PodIPs {
-		st.PodIPs[i].IP = network.MapRemoteIP(remoteClusterID, st.PodIPs[i].IP)
+		if ips != nil {
+			st.PodIPs[i].IP = ips.MapRemoteIP(remoteClusterID, st.PodIPs[i].IP)
+		}
 	}
 	for i := range st.ContainerStatuses {
 		st.ContainerStatuses[i].RestartCount += recreations

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/policies"
 )
 
@@ -87,7 +88,7 @@ func TestLocalStatusUsesTheVirtualNodeAddressAndCountsRecreations(t *testing.T) 
 	g := NewWithT(t)
 	remote := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "10.1.2.3", PodIP: "10.65.0.7",
 		PodIPs: []corev1.PodIP{{IP: "10.65.0.7"}}, ContainerStatuses: []corev1.ContainerStatus{{Name: "web", RestartCount: 1}}}}
-	st := LocalStatus(remote, "milan-id", "127.0.0.1", 2)
+	st := LocalStatus(remote, network.NewRegistry(), "milan-id", "127.0.0.1", 2)
 	g.Expect(st.Phase).To(Equal(corev1.PodRunning))
 	g.Expect(st.HostIP).To(Equal("127.0.0.1"))
 	g.Expect(st.PodIP).To(Equal("10.65.0.7"), "identity until the fabric registers a mapping")

@@ -89,9 +89,11 @@ const (
 	// CredentialsNotFoundReason: the referenced Secret does not exist (yet);
 	// with External Secrets this is often transient.
 	CredentialsNotFoundReason = "CredentialsNotFound"
-	// CredentialsInvalidReason: the Secret lacks the required keys or its
-	// content cannot be parsed.
-	CredentialsInvalidReason = "CredentialsInvalid"
+	// InvalidCredentialsReason: the Secret lacks the required keys, its
+	// content cannot be parsed, or it holds more than a server, a CA and a
+	// token (exec, tokenFile, auth-provider, proxy-url, ...), which the
+	// manager refuses rather than honours.
+	InvalidCredentialsReason = "InvalidCredentials"
 	// APIServerUnreachableReason: the peer's API server did not answer.
 	APIServerUnreachableReason = "APIServerUnreachable"
 	// AuthenticationFailedReason: the peer rejected the credentials.

@@ -170,6 +170,7 @@ var _ = Describe("pod offloading", Ordered, func() {
 	}, SpecTimeout(2*time.Minute))
 
 	kubeletAPISpecs(ns, app, &twin)
+	rotationSpec(ns, app, &twin)
 
 	It("keeps the same remote pods across a virtual-kubelet restart", func(ctx context.Context) {
 		Expect(framework.StartManager(ctx, rome, romeID)).To(Succeed(), "restarting rome's manager restarts its virtual kubelets")

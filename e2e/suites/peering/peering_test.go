@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -188,6 +189,8 @@ var _ = Describe("peering from git", Ordered, func() {
 			g.Expect(row[3]).To(MatchRegexp(`^\d+(\.\d)?(Ki|Mi|Gi|Ti|Pi)$`), "MEMORY in binary units, not raw bytes")
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 	}, SpecTimeout(2*time.Minute))
+
+	refusesUnsafeCredentials()
 
 	It("names a clusterID mismatch and leaves other peerings alone", func(ctx context.Context) {
 		Expect(framework.CopySecret(ctx, milanC, identity, romeC, secretKey("liqo", "lisbon-credentials"))).To(Succeed())
@@ -430,6 +433,11 @@ var _ = Describe("peering from git", Ordered, func() {
 			g.Expect(lease.Spec.RenewTime).NotTo(BeNil())
 			g.Expect(lease.Spec.RenewTime.After(restarted.Time)).To(BeTrue(), "lease last renewed %s, manager restarted %s", lease.Spec.RenewTime, restarted)
 		}).WithContext(ctx).WithTimeout(60*time.Second).Should(Succeed(), "the restarted manager keeps the peering")
+		Eventually(func(g Gomega) {
+			body := metricsOf(g, port)
+			g.Expect(body).To(MatchRegexp(`(?m)^spillway_peering_sessions 1$`), "one running peering session, counted by the runtime")
+			GinkgoWriter.Printf("rome's manager with 1 peering: %s\n", regexp.MustCompile(`(?m)^go_goroutines \S+$`).FindString(body))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	}, SpecTimeout(2*time.Minute))
 
 	It("turns liqo-milan NotReady while milan's API server is down and heals by itself", func(ctx context.Context) {
@@ -518,4 +526,11 @@ func allocatableCPU(ctx context.Context) int64 {
 	return n.Status.Allocatable.Cpu().MilliValue()
 }
 
-var _ = fmt.Sprint
+func metricsOf(g Gomega, port int) string {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	return string(body)
+}

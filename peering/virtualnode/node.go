@@ -5,23 +5,10 @@
 package virtualnode
 
 import (
-	"maps"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
 
-// Labels, taint and role Liqo puts on a virtual node, spelled as Liqo does.
-const (
-	TypeLabel            = "liqo.io/type"
-	TypeVirtualNode      = "virtual-node"
-	RemoteClusterIDLabel = "liqo.io/remote-cluster-id"
-	// TaintKey keeps ordinary pods off virtual nodes; the pod webhook adds the
-	// toleration in namespaces that are offloaded.
-	TaintKey   = "virtual-node.liqo.io/not-allowed"
-	TaintValue = "true"
-	// roleLabel makes `kubectl get nodes` show ROLES agent, as Liqo's nodes do.
-	roleLabel = "node-role.kubernetes.io/agent"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
 
 // Reasons of the Ready condition.
@@ -46,25 +33,14 @@ type Spec struct {
 	Port    int32
 }
 
-// Name returns the virtual node name for a provider cluster name.
-func Name(clusterName string) string { return "liqo-" + clusterName }
-
-// DesiredLabels are the node's labels: the provider's cluster labels first, then
-// Liqo's own, so a provider cannot relabel a node as physical.
+// DesiredLabels are the node's labels (api/virtualkubelet/v1alpha1.VirtualNodeLabels).
 func DesiredLabels(s Spec) map[string]string {
-	l := map[string]string{}
-	maps.Copy(l, s.Labels)
-	maps.Copy(l, map[string]string{
-		TypeLabel: TypeVirtualNode, RemoteClusterIDLabel: s.RemoteClusterID,
-		"kubernetes.io/hostname": s.Name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-		"type": "virtual-kubelet", roleLabel: "",
-	})
-	return l
+	return virtualkubeletv1alpha1.VirtualNodeLabels(s.Name, s.RemoteClusterID, s.Labels)
 }
 
 // Taint is the virtual-node taint.
 func Taint() corev1.Taint {
-	return corev1.Taint{Key: TaintKey, Value: TaintValue, Effect: corev1.TaintEffectNoExecute}
+	return corev1.Taint{Key: virtualkubeletv1alpha1.TaintKey, Value: virtualkubeletv1alpha1.TaintValue, Effect: corev1.TaintEffectNoExecute}
 }
 
 // Addresses are where the API server reaches the node's kubelet API: the

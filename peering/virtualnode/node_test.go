@@ -2,6 +2,7 @@ package virtualnode
 
 import (
 	"errors"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -10,7 +11,7 @@ import (
 )
 
 func spec() Spec {
-	return Spec{Name: Name("milan"), RemoteClusterID: "8b1d", Labels: map[string]string{"topology.liqo.io/region": "north", TypeLabel: "physical"},
+	return Spec{Name: virtualkubeletv1alpha1.VirtualNodeName("milan"), RemoteClusterID: "8b1d", Labels: map[string]string{"topology.liqo.io/region": "north", virtualkubeletv1alpha1.TypeLabel: "physical"},
 		Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("7200m")}, KubeletVersion: "v1.36.4", Address: "127.0.0.1", Port: 10250}
 }
 

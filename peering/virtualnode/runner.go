@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
@@ -29,6 +30,12 @@ type Options struct {
 	// API, when set, serves the node's containerLogs and exec: a pod handler
 	// that is also a ContainerAPI is registered there while the node runs.
 	API *APIServer
+	// Shared, when set, is the informer factory for the cluster-wide kinds
+	// virtual-kubelet's pod controller needs (ConfigMaps, Secrets, Services),
+	// shared by every virtual node of the manager instead of one cache each;
+	// its informers run until SharedStop closes, not with one node.
+	Shared     informers.SharedInformerFactory
+	SharedStop <-chan struct{}
 }
 
 // DefaultOptions match the kubelet's defaults closely enough that the node
@@ -56,8 +63,9 @@ type Runner struct {
 
 // Start registers the node (or adopts an existing one) and keeps it alive
 // until Stop. The first probe runs before registration so a node never
-// appears Ready for a provider that does not answer.
-func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Probe, pods PodHandler, opts Options) (*Runner, error) {
+// appears Ready for a provider that does not answer. ctx bounds the
+// registration; runCtx bounds the runner's life (Stop ends it sooner).
+func Start(ctx, runCtx context.Context, local kubernetes.Interface, spec Spec, probe Probe, pods PodHandler, opts Options) (*Runner, error) {
 	r := &Runner{local: local, opts: opts, spec: spec, probe: probe, done: make(chan struct{})}
 	r.runProbe(ctx)
 	if err := r.syncMetadata(ctx); err != nil {
@@ -70,8 +78,9 @@ func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Pro
 	if err != nil {
 		return nil, fmt.Errorf("virtual node %s: %w", spec.Name, err)
 	}
-	// The runner outlives the reconcile that started it.
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// The runner outlives the reconcile that started it (ctx) and ends with
+	// the peering runtime (runCtx).
+	runCtx, cancel := context.WithCancel(runCtx)
 	r.cancel = cancel
 	go func() {
 		defer close(r.done)
@@ -89,7 +98,7 @@ func Start(ctx context.Context, local kubernetes.Interface, spec Spec, probe Pro
 		if workers <= 0 {
 			workers = DefaultOptions.PodWorkers
 		}
-		if err := runPods(runCtx, local, spec.Name, pods, workers); err != nil {
+		if err := runPods(runCtx, local, spec.Name, pods, workers, opts.Shared, opts.SharedStop); err != nil {
 			r.Stop()
 			return nil, err
 		}

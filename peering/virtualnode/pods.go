@@ -27,8 +27,10 @@ type PodHandler interface {
 
 // runPods starts virtual-kubelet's pod controller for the node: it watches the
 // local pods bound to it and drives handler. It returns once the controller is
-// ready, or with the reason it could not start.
-func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, handler PodHandler, workers int) error {
+// ready, or with the reason it could not start. shared (started until
+// sharedStop) serves the cluster-wide kinds; nil gives the node its own.
+func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, handler PodHandler, workers int,
+	shared informers.SharedInformerFactory, sharedStop <-chan struct{}) error {
 	// Managed fields are a large share of every cached object and nothing
 	// here reads them; stripping them is most of what keeps the manager's
 	// memory in proportion to the pods it runs.
@@ -36,7 +38,10 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	byNode := informers.NewSharedInformerFactoryWithOptions(local, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
 	}), strip)
-	all := informers.NewSharedInformerFactoryWithOptions(local, 0, strip)
+	all, allStop := shared, sharedStop
+	if all == nil {
+		all, allStop = informers.NewSharedInformerFactoryWithOptions(local, 0, strip), ctx.Done()
+	}
 	broadcaster := record.NewBroadcaster()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: local.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "spillway-virtual-kubelet", Host: nodeName})
@@ -55,7 +60,7 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 		return fmt.Errorf("virtual node %s: pod controller: %w", nodeName, err)
 	}
 	byNode.Start(ctx.Done())
-	all.Start(ctx.Done())
+	all.Start(allStop)
 	go func() { _ = pc.Run(ctx, workers) }()
 	select {
 	case <-pc.Ready():

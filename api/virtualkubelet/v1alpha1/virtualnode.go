@@ -1,0 +1,36 @@
+package v1alpha1
+
+import "maps"
+
+// Labels and taint Liqo puts on a virtual node, spelled as Liqo does. They are
+// part of the API: the CLI, the offloading controller and the scheduler's
+// users select virtual nodes by them.
+const (
+	// TypeLabel with value TypeVirtualNode marks a node as virtual.
+	TypeLabel       = "liqo.io/type"
+	TypeVirtualNode = "virtual-node"
+	// RemoteClusterIDLabel names the provider a virtual node stands for.
+	RemoteClusterIDLabel = "liqo.io/remote-cluster-id"
+	// TaintKey keeps ordinary pods off virtual nodes; the pod webhook adds the
+	// toleration in namespaces that are offloaded.
+	TaintKey   = "virtual-node.liqo.io/not-allowed"
+	TaintValue = "true"
+	// roleLabel makes `kubectl get nodes` show ROLES agent, as Liqo's nodes do.
+	roleLabel = "node-role.kubernetes.io/agent"
+)
+
+// VirtualNodeName returns the virtual node name for a provider cluster name.
+func VirtualNodeName(clusterName string) string { return "liqo-" + clusterName }
+
+// VirtualNodeLabels are a virtual node's labels: the provider's cluster labels
+// first, then Liqo's own, so a provider cannot relabel a node as physical.
+func VirtualNodeLabels(nodeName, remoteClusterID string, providerLabels map[string]string) map[string]string {
+	l := map[string]string{}
+	maps.Copy(l, providerLabels)
+	maps.Copy(l, map[string]string{
+		TypeLabel: TypeVirtualNode, RemoteClusterIDLabel: remoteClusterID,
+		"kubernetes.io/hostname": nodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+		"type": "virtual-kubelet", roleLabel: "",
+	})
+	return l
+}

@@ -1,0 +1,25 @@
+package foreigncluster
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+)
+
+// TestReconcileSuspendedAsksNothingOfTheRuntime: a suspended ForeignCluster
+// neither connects, nor ensures, nor stops its peering, whatever its Secret.
+func TestReconcileSuspendedAsksNothingOfTheRuntime(t *testing.T) {
+	g := NewWithT(t)
+	rt := newFakeRuntime()
+	r, c := newReconciler(rt, newForeignCluster(withSuspend, withOutgoing(discoveryv1alpha1.PeeringEnabledNo)), virtualNode(),
+		credentialsSecret(map[string]string{"kubeconfig": "{{{"}))
+	fc := reconcileAndGet(t, r, c)
+	g.Expect(rt.connects).To(BeEmpty())
+	g.Expect(rt.ensured).To(BeEmpty())
+	g.Expect(rt.stopped).To(BeEmpty())
+	g.Expect(rt.withdrawn).To(BeEmpty())
+	g.Expect(readyOf(fc)).To(BeNil(), "no verdict on a suspended object")
+	g.Expect(fc.Status.ObservedGeneration).To(Equal(int64(-1)))
+}

@@ -1,0 +1,60 @@
+//go:build e2e
+
+package peering_test
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/e2e/framework"
+)
+
+// refusesUnsafeCredentials registers, inside the ordered peering container
+// (milan's peering is Ready), the specs of credentials that would make the
+// manager run a command or read its own token from disk.
+func refusesUnsafeCredentials() {
+	for _, tc := range []struct{ field, line string }{
+		{"exec", "    exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: [-c, 'touch /tmp/spillway-owned']}"},
+		{"tokenFile", "    tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token"},
+	} {
+		It("refuses a kubeconfig with "+tc.field+" as InvalidCredentials naming the field, and heals when the Secret is restored", func(ctx context.Context) {
+			good := &corev1.Secret{}
+			Expect(milanC.Get(ctx, identity, good)).To(Succeed())
+			kc := string(good.Data[sharingv1alpha1.IdentityKubeconfigKey])
+			Expect(kc).To(ContainSubstring("    token: "))
+			bad := &corev1.Secret{}
+			Expect(romeC.Get(ctx, credentials, bad)).To(Succeed())
+			bad.Data[sharingv1alpha1.IdentityKubeconfigKey] = []byte(strings.Replace(kc, "    token: ", tc.line+"\n    token: ", 1))
+			Expect(romeC.Update(ctx, bad)).To(Succeed())
+
+			Eventually(func(g Gomega) {
+				fc := fcNamed("milan")
+				g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), fc)).To(Succeed())
+				ready := readyCondition(fc)
+				g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+				g.Expect(ready.Reason).To(Equal(discoveryv1alpha1.InvalidCredentialsReason))
+				g.Expect(ready.Message).To(And(ContainSubstring(credentials.String()), ContainSubstring(`key "kubeconfig"`),
+					ContainSubstring(".user."+tc.field+" is not allowed"), ContainSubstring("use a token")))
+			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+			Expect(nodeExists(ctx, "liqo-milan")).To(BeTrue(), "refused credentials never delete the node")
+			Expect(rome.ExtraRunning(framework.ManagerProcess)).To(BeTrue())
+
+			Expect(framework.CopySecret(ctx, milanC, identity, romeC, credentials)).To(Succeed())
+			Eventually(func(g Gomega) {
+				fc := fcNamed("milan")
+				g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), fc)).To(Succeed())
+				g.Expect(readyCondition(fc).Status).To(Equal(metav1.ConditionTrue))
+				g.Expect(nodeReady(ctx)).To(Equal(corev1.ConditionTrue))
+			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		}, SpecTimeout(2*time.Minute))
+	}
+}

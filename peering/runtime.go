@@ -1,0 +1,202 @@
+// Package peering is the consumer's peering runtime: one Session per provider,
+// owning every goroutine and informer of that peering (the provider clients,
+// the virtual node and its pod handler, twin watchers, retry and orphan-sweep
+// loops, the reflection set and the remote.Registry entry). The Runtime is a
+// manager Runnable: sessions run under its context, so they end with the
+// manager (or its leadership), and a peer's session ends when the
+// ForeignCluster reconciler asks for it to stop. The reconciler computes and
+// writes status; it only asks the Runtime to connect, ensure or stop.
+package peering
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/network"
+	"github.com/spillway-dev/spillway/peering/virtualnode"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
+	"github.com/spillway-dev/spillway/reflectors/remote"
+)
+
+// Options are the Runtime's dependencies, passed in by the manager's main.
+type Options struct {
+	// Local is a clientset for this cluster, used by the virtual nodes;
+	// LocalClient reads through the manager's cache.
+	Local       kubernetes.Interface
+	LocalClient client.Client
+	// LocalClusterID is this cluster's identity.
+	LocalClusterID string
+	// NodeAddress is the address virtual nodes advertise (the manager's), and
+	// NodePort the port of its kubelet API (NodeOptions.API).
+	NodeAddress string
+	NodePort    int32
+	NodeOptions virtualnode.Options
+	// APIServerURL is this cluster's API server as offloaded pods reach it;
+	// empty when --enable-apiserver-support=false.
+	APIServerURL string
+	// Reflection copies the rest of each offloaded namespace to every peer;
+	// nil reflects only pods.
+	Reflection *reflection.Config
+	// Peers receives every established peering, for the offloading
+	// controller and the pod reflector; nil disables publishing.
+	Peers *remote.Registry
+	// Network maps provider pod IPs into this cluster (the registry the
+	// network fabric fills); nil leaves them unmapped.
+	Network *network.Registry
+	// Metrics receives the runtime's gauges (controller-runtime's
+	// metrics.Registry in the manager); nil registers nothing.
+	Metrics prometheus.Registerer
+}
+
+// Runtime keeps the live side of every peering of this consumer. Its methods
+// are safe for concurrent use; Connect, Ensure and Stop may be called for the
+// same peer any number of times.
+type Runtime struct {
+	opts    Options
+	started chan struct{}
+	ctx     context.Context
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+
+	// informers serve the cluster-wide kinds every virtual node's pod
+	// controller needs, once for all of them.
+	informers informers.SharedInformerFactory
+
+	live    prometheus.Gauge
+	stopped prometheus.Counter
+}
+
+// New returns a Runtime; add it to the manager (mgr.Add) so it runs.
+func New(opts Options) (*Runtime, error) {
+	r := &Runtime{opts: opts, started: make(chan struct{}), sessions: map[string]*Session{},
+		live: prometheus.NewGauge(prometheus.GaugeOpts{Name: "spillway_peering_sessions",
+			Help: "Peerings whose runtime (virtual node, pod handler, reflection) is running in this manager."}),
+		stopped: prometheus.NewCounter(prometheus.CounterOpts{Name: "spillway_peering_sessions_stopped_total",
+			Help: "Peering sessions stopped (unpeered, deleted, or the manager stopping)."}),
+	}
+	if opts.Local != nil {
+		r.informers = informers.NewSharedInformerFactoryWithOptions(opts.Local, 0,
+			informers.WithTransform(crcache.TransformStripManagedFields()))
+	}
+	if opts.Metrics != nil {
+		for _, c := range []prometheus.Collector{r.live, r.stopped} {
+			if err := opts.Metrics.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// NeedLeaderElection: a virtual node heartbeats from one manager only.
+func (r *Runtime) NeedLeaderElection() bool { return true }
+
+// Start runs until ctx ends, then stops every session.
+func (r *Runtime) Start(ctx context.Context) error {
+	r.ctx = ctx
+	close(r.started)
+	<-ctx.Done()
+	r.mu.Lock()
+	names := make([]string, 0, len(r.sessions))
+	for name := range r.sessions {
+		names = append(names, name)
+	}
+	r.mu.Unlock()
+	for _, name := range names {
+		r.Stop(name)
+	}
+	return nil
+}
+
+// errNotRunning: the Runtime is asked for work before the manager started it
+// or after it stopped.
+var errNotRunning = errors.New("the peering runtime is not running")
+
+// runContext waits for Start and returns the Runtime's context.
+func (r *Runtime) runContext(ctx context.Context) (context.Context, error) {
+	select {
+	case <-r.started:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if r.ctx.Err() != nil {
+		return nil, errNotRunning
+	}
+	return r.ctx, nil
+}
+
+// Connect returns the provider's client for a peering's credentials. The
+// session is created on first use. New credentials for the same server and
+// CA only swap the token every client of the session sends (a rotation
+// touches no client, informer, node or pod); a new server or CA rebuilds the
+// clients and restarts the session's workers with them, leaving the node and
+// the remote pods in place.
+func (r *Runtime) Connect(name string, cfg *rest.Config, fingerprint string) (kubernetes.Interface, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sessions[name]
+	if s == nil {
+		s = &Session{name: name, rt: r}
+		r.sessions[name] = s
+	}
+	return s.connect(cfg, fingerprint)
+}
+
+// Ensure starts the peering's virtual node and everything under it the first
+// time, and later keeps the node in line with p; it returns the node's health.
+// Connect must have been called for p.Name.
+func (r *Runtime) Ensure(ctx context.Context, p Peer) (virtualnode.Health, error) {
+	runCtx, err := r.runContext(ctx)
+	if err != nil {
+		return virtualnode.Health{}, err
+	}
+	r.mu.Lock()
+	s := r.sessions[p.Name]
+	r.mu.Unlock()
+	if s == nil {
+		return virtualnode.Health{}, errors.New("peering " + p.Name + ": Ensure before Connect")
+	}
+	return s.ensure(ctx, runCtx, p)
+}
+
+// Withdraw removes a peer from the remote.Registry so nothing new is offloaded
+// to it, leaving its session running until Stop.
+func (r *Runtime) Withdraw(clusterID string) {
+	if r.opts.Peers != nil {
+		r.opts.Peers.Delete(clusterID)
+	}
+}
+
+// Stop ends a peer's session and forgets it: heartbeating, pod handling and
+// reflection stop; nothing is deleted, locally or on the provider.
+func (r *Runtime) Stop(name string) {
+	r.mu.Lock()
+	s := r.sessions[name]
+	delete(r.sessions, name)
+	r.mu.Unlock()
+	if s != nil {
+		s.stop()
+	}
+}
+
+// Sessions returns how many sessions run workers.
+func (r *Runtime) Sessions() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, s := range r.sessions {
+		if s.running() {
+			n++
+		}
+	}
+	return n
+}
