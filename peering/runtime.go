@@ -97,7 +97,7 @@ func New(opts Options) (*Runtime, error) {
 	return r, nil
 }
 
-// NeedLeaderElection: a virtual node heartbeats from one manager only.
+// NeedLeaderElection is true: a virtual node heartbeats from one manager only.
 func (r *Runtime) NeedLeaderElection() bool { return true }
 
 // Start runs until ctx ends, then stops every session.

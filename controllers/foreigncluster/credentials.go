@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -79,7 +80,8 @@ type peerIdentity struct {
 func credentialsFromSecret(s *corev1.Secret) (*credentials, error) {
 	id, err := identityFromSecretData(s.Data)
 	if err != nil {
-		if ce, ok := err.(*credentialsError); ok {
+		var ce *credentialsError
+		if errors.As(err, &ce) {
 			ce.secret = s.Namespace + "/" + s.Name
 		}
 		return nil, err
@@ -151,7 +153,7 @@ func checkServer(server string) error {
 	u, err := url.Parse(server)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%q is not a URL (%v)", server, err)
+		return fmt.Errorf("%q is not a URL (%w)", server, err)
 	case u.Scheme != "https" || u.Host == "" || u.Opaque != "":
 		return fmt.Errorf("%q is not an https:// URL", server)
 	case u.User != nil:
@@ -178,7 +180,7 @@ func checkCA(ca []byte) error {
 			return fmt.Errorf("holds a PEM %q block; only CERTIFICATE blocks are allowed", block.Type)
 		}
 		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return fmt.Errorf("certificate %d does not parse: %v", n+1, err)
+			return fmt.Errorf("certificate %d does not parse: %w", n+1, err)
 		}
 	}
 	if n == 0 {

@@ -1,16 +1,15 @@
 // Package foreigncluster reconciles the consumer side of a peering: a
 // ForeignCluster committed in git, whose credentials an ExternalSecret
 // delivers, becomes a connection to the provider and a virtual node sized by
-// the provider's offer. It writes only status.
+// the provider's offer. In git it writes nothing but status and its
+// finalizer; the virtual node, and the evictions of unpeering, are its own.
 package foreigncluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/fluxcd/pkg/runtime/conditions"
-	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
@@ -73,41 +71,31 @@ type ForeignClusterReconciler struct {
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
 
-// Reconcile follows Flux's ladder: get, patcher, deferred status, deletion,
-// finalizer, suspend, work.
-func (r *ForeignClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	fc := &discoveryv1alpha1.ForeignCluster{}
-	if err := r.Get(ctx, req.NamespacedName, fc); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+// Reconcile follows Flux's ladder (fluxstatus.Ladder): get, patcher,
+// deferred status, deletion, finalizer, suspend, work.
+func (r *ForeignClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ladder := fluxstatus.Ladder[*discoveryv1alpha1.ForeignCluster]{
+		Client:             r.Client,
+		Finalizer:          Finalizer,
+		New:                func() *discoveryv1alpha1.ForeignCluster { return &discoveryv1alpha1.ForeignCluster{} },
+		Suspended:          func(fc *discoveryv1alpha1.ForeignCluster) bool { return fc.Spec.Suspend },
+		ObservedGeneration: func(fc *discoveryv1alpha1.ForeignCluster) int64 { return fc.Status.ObservedGeneration },
+		Delete:             r.reconcileDelete,
+		Work:               r.reconcile,
 	}
-	patcher := patch.NewSerialPatcher(fc, r.Client)
-	defer func() {
-		if !fc.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(fc, Finalizer) {
-			retErr = errors.Join(retErr, client.IgnoreNotFound(patcher.Patch(ctx, fc)))
-			return
-		}
-		retErr = errors.Join(retErr, fluxstatus.Finalize(ctx, fc, patcher))
-	}()
-	if !fc.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, fc)
-	}
-	if controllerutil.AddFinalizer(fc, Finalizer) {
-		return ctrl.Result{Requeue: true}, nil
-	}
-	if fc.Spec.Suspend {
-		fluxstatus.MarkSuspended(fc)
-		return ctrl.Result{}, nil
-	}
-	fluxstatus.Begin(fc, fc.Status.ObservedGeneration)
-	return r.reconcile(ctx, fc)
+	return ladder.Reconcile(ctx, req)
 }
 
 func (r *ForeignClusterReconciler) reconcile(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (ctrl.Result, error) {
+	nodeName, err := r.existingNode(ctx, fc)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	obs := observation{
 		outgoingEnabled: fc.Spec.OutgoingPeeringEnabled != discoveryv1alpha1.PeeringEnabledNo,
 		localClusterID:  r.LocalClusterID,
 		specClusterID:   fc.Spec.ClusterIdentity.ClusterID,
-		nodeName:        r.existingNode(ctx, fc),
+		nodeName:        nodeName,
 	}
 	incoming, err := r.incomingEstablished(ctx, fc)
 	if err != nil {
@@ -118,7 +106,9 @@ func (r *ForeignClusterReconciler) reconcile(ctx context.Context, fc *discoveryv
 		if obs.podsToEvict, err = r.unpeer(ctx, fc); err != nil {
 			return ctrl.Result{}, err
 		}
-		obs.nodeName = r.existingNode(ctx, fc)
+		if obs.nodeName, err = r.existingNode(ctx, fc); err != nil {
+			return ctrl.Result{}, err
+		}
 	} else if err := r.observePeer(ctx, fc, &obs); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -192,12 +182,17 @@ func nodeSpec(fc *discoveryv1alpha1.ForeignCluster, offer *remoteOffer) virtualn
 		Labels: offer.labels, Capacity: offer.resources, KubeletVersion: offer.serverVersion}
 }
 
-// existingNode returns the name of this peering's virtual node if it exists.
-func (r *ForeignClusterReconciler) existingNode(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) string {
+// existingNode returns the name of this peering's virtual node, "" if there
+// is none. A failed read is an error, never "no node": unpeering would take
+// it as leave to stop the peering's session.
+func (r *ForeignClusterReconciler) existingNode(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (string, error) {
 	nodes := &corev1.NodeList{}
 	if err := r.List(ctx, nodes, client.MatchingLabels{virtualkubeletv1alpha1.RemoteClusterIDLabel: fc.Spec.ClusterIdentity.ClusterID,
-		virtualkubeletv1alpha1.TypeLabel: virtualkubeletv1alpha1.TypeVirtualNode}); err != nil || len(nodes.Items) == 0 {
-		return ""
+		virtualkubeletv1alpha1.TypeLabel: virtualkubeletv1alpha1.TypeVirtualNode}); err != nil {
+		return "", fmt.Errorf("listing the virtual node of ForeignCluster %s: %w", fc.Name, err)
 	}
-	return nodes.Items[0].Name
+	if len(nodes.Items) == 0 {
+		return "", nil
+	}
+	return nodes.Items[0].Name, nil
 }

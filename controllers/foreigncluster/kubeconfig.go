@@ -16,24 +16,24 @@ import (
 // auth providers and proxies. Inert fields (preferences, extensions,
 // disable-compression) are ignored.
 func identityFromKubeconfig(raw []byte) (peerIdentity, error) {
-	kcErr := func(field, problem, fix string) error {
-		return &credentialsError{key: sharingv1alpha1.IdentityKubeconfigKey, field: field, problem: problem, fix: fix}
+	kcErr := func(field, problem string) error {
+		return &credentialsError{key: sharingv1alpha1.IdentityKubeconfigKey, field: field, problem: problem, fix: credentialsFix}
 	}
 	var kc clientcmdv1.Config
 	if err := yaml.UnmarshalStrict(raw, &kc); err != nil {
-		return peerIdentity{}, kcErr("", fmt.Sprintf("is not a kubeconfig (%v)", err), credentialsFix)
+		return peerIdentity{}, kcErr("", fmt.Sprintf("is not a kubeconfig (%v)", err))
 	}
 	switch {
 	case kc.APIVersion != "" && kc.APIVersion != "v1":
-		return peerIdentity{}, kcErr("apiVersion", fmt.Sprintf("is %q, not v1", kc.APIVersion), credentialsFix)
+		return peerIdentity{}, kcErr("apiVersion", fmt.Sprintf("is %q, not v1", kc.APIVersion))
 	case kc.Kind != "" && kc.Kind != "Config":
-		return peerIdentity{}, kcErr("kind", fmt.Sprintf("is %q, not Config", kc.Kind), credentialsFix)
+		return peerIdentity{}, kcErr("kind", fmt.Sprintf("is %q, not Config", kc.Kind))
 	case len(kc.Clusters) != 1:
-		return peerIdentity{}, kcErr("clusters", fmt.Sprintf("has %d entries, exactly one is allowed", len(kc.Clusters)), credentialsFix)
+		return peerIdentity{}, kcErr("clusters", fmt.Sprintf("has %d entries, exactly one is allowed", len(kc.Clusters)))
 	case len(kc.AuthInfos) != 1:
-		return peerIdentity{}, kcErr("users", fmt.Sprintf("has %d entries, exactly one is allowed", len(kc.AuthInfos)), credentialsFix)
+		return peerIdentity{}, kcErr("users", fmt.Sprintf("has %d entries, exactly one is allowed", len(kc.AuthInfos)))
 	case len(kc.Contexts) > 1:
-		return peerIdentity{}, kcErr("contexts", fmt.Sprintf("has %d entries, at most one is allowed", len(kc.Contexts)), credentialsFix)
+		return peerIdentity{}, kcErr("contexts", fmt.Sprintf("has %d entries, at most one is allowed", len(kc.Contexts)))
 	}
 	cluster, user := kc.Clusters[0], kc.AuthInfos[0]
 	if err := checkKubeconfigUser(user); err != nil {
@@ -44,23 +44,23 @@ func identityFromKubeconfig(raw []byte) (peerIdentity, error) {
 	}
 	id := peerIdentity{server: cluster.Cluster.Server, ca: cluster.Cluster.CertificateAuthorityData, token: user.AuthInfo.Token}
 	if err := checkToken(&id.token); err != nil {
-		return peerIdentity{}, kcErr(fmt.Sprintf("users[%s].user.token", user.Name), err.Error(), credentialsFix)
+		return peerIdentity{}, kcErr(fmt.Sprintf("users[%s].user.token", user.Name), err.Error())
 	}
 	if len(kc.Contexts) == 1 {
 		ctx := kc.Contexts[0]
 		switch {
 		case ctx.Context.Cluster != cluster.Name:
 			return peerIdentity{}, kcErr(fmt.Sprintf("contexts[%s].context.cluster", ctx.Name),
-				fmt.Sprintf("is %q but the only cluster is %q", ctx.Context.Cluster, cluster.Name), credentialsFix)
+				fmt.Sprintf("is %q but the only cluster is %q", ctx.Context.Cluster, cluster.Name))
 		case ctx.Context.AuthInfo != user.Name:
 			return peerIdentity{}, kcErr(fmt.Sprintf("contexts[%s].context.user", ctx.Name),
-				fmt.Sprintf("is %q but the only user is %q", ctx.Context.AuthInfo, user.Name), credentialsFix)
+				fmt.Sprintf("is %q but the only user is %q", ctx.Context.AuthInfo, user.Name))
 		case kc.CurrentContext != "" && kc.CurrentContext != ctx.Name:
-			return peerIdentity{}, kcErr("current-context", fmt.Sprintf("is %q but the only context is %q", kc.CurrentContext, ctx.Name), credentialsFix)
+			return peerIdentity{}, kcErr("current-context", fmt.Sprintf("is %q but the only context is %q", kc.CurrentContext, ctx.Name))
 		}
 		id.namespace = ctx.Context.Namespace
 	} else if kc.CurrentContext != "" {
-		return peerIdentity{}, kcErr("current-context", fmt.Sprintf("is %q but there are no contexts", kc.CurrentContext), credentialsFix)
+		return peerIdentity{}, kcErr("current-context", fmt.Sprintf("is %q but there are no contexts", kc.CurrentContext))
 	}
 	return id, nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/network/fabric"
 )
 
-// ReasonNetworkPublishFailed: this cluster's gateway parameters could not be
+// ReasonNetworkPublishFailed means this cluster's gateway parameters could not be
 // written on the provider.
 const ReasonNetworkPublishFailed = "NetworkPublishFailed"
 

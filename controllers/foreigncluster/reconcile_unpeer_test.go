@@ -35,7 +35,7 @@ func TestReconcileUnpeerEvictsPodsThenDeletesTheNode(t *testing.T) {
 	g.Expect(readyOf(fc).Message).To(ContainSubstring("1 pod(s)"))
 	g.Expect(rt.stopped).To(BeEmpty(), "the session runs until the node is empty")
 
-	fc = reconcileAndGet(t, r, c)
+	reconcileAndGet(t, r, c)
 	g.Expect(apierrors.IsNotFound(c.Get(ctx, client.ObjectKey{Name: "liqo-milan"}, &corev1.Node{}))).To(BeTrue())
 	g.Expect(rt.stopped).To(ConsistOf("milan"))
 	g.Expect(rt.connects).To(BeEmpty(), "unpeering never connects to the provider")

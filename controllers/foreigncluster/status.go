@@ -19,7 +19,7 @@ const (
 	ReasonOfferNotFound         = "OfferNotFound"
 	ReasonOfferNotReady         = "OfferNotReady"
 	ReasonClusterIDMismatch     = "ClusterIDMismatch"
-	ReasonOfferForAnotherClster = "OfferForAnotherCluster"
+	ReasonOfferForAnotherCluster = "OfferForAnotherCluster"
 	ReasonVirtualNodeNotReady   = "VirtualNodeNotReady"
 	ReasonUnpeering             = "Unpeering"
 	ReasonRemoteError           = "RemoteError"
@@ -102,7 +102,7 @@ func computeState(o observation) peeringState {
 			o.specClusterID, o.server, o.offer.providerClusterID, o.secretRef)
 	case o.offer.consumerClusterID != o.localClusterID:
 		s.outgoing = discoveryv1alpha1.PeeringConditionStatusDenied
-		return fail(ReasonOfferForAnotherClster, true,
+		return fail(ReasonOfferForAnotherCluster, true,
 			"the provider's offer is for cluster %q, this cluster is %q: the credentials in %s belong to another consumer",
 			o.offer.consumerClusterID, o.localClusterID, o.secretRef)
 	case !o.offer.ready:

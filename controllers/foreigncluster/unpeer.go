@@ -25,7 +25,10 @@ import (
 func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (int, error) {
 	// No new offloading towards a peer being unpeered.
 	r.Runtime.Withdraw(fc.Spec.ClusterIdentity.ClusterID)
-	name := r.existingNode(ctx, fc)
+	name, err := r.existingNode(ctx, fc)
+	if err != nil {
+		return 0, err
+	}
 	if name == "" {
 		r.Runtime.Stop(fc.Name)
 		return 0, r.releaseNetwork(ctx, fc)
@@ -70,7 +73,11 @@ func (r *ForeignClusterReconciler) reconcileDelete(ctx context.Context, fc *disc
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if remaining > 0 || r.existingNode(ctx, fc) != "" {
+	node, err := r.existingNode(ctx, fc)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if remaining > 0 || node != "" {
 		fluxstatus.MarkNotReady(fc, false, ReasonUnpeering, "deleting: virtual node cordoned, %d pod(s) still to evict", remaining)
 		return ctrl.Result{RequeueAfter: fc.GetRequeueAfter()}, nil
 	}

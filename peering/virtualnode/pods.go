@@ -3,7 +3,6 @@ package virtualnode
 import (
 	"context"
 	"fmt"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"time"
 
 	vknode "github.com/virtual-kubelet/virtual-kubelet/node"
@@ -16,6 +15,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 )
 
 // PodHandler is what a virtual node needs to run pods: virtual-kubelet's
@@ -66,7 +66,7 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	case <-pc.Ready():
 		return nil
 	case <-pc.Done():
-		return fmt.Errorf("virtual node %s: pod controller stopped: %v", nodeName, pc.Err())
+		return fmt.Errorf("virtual node %s: pod controller stopped: %w", nodeName, pc.Err())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
