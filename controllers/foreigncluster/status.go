@@ -15,14 +15,14 @@ import (
 
 // Reasons beyond the API's shared ones; each names one thing a person can fix.
 const (
-	ReasonAuthorizationFailed   = "AuthorizationFailed"
-	ReasonOfferNotFound         = "OfferNotFound"
-	ReasonOfferNotReady         = "OfferNotReady"
-	ReasonClusterIDMismatch     = "ClusterIDMismatch"
+	ReasonAuthorizationFailed    = "AuthorizationFailed"
+	ReasonOfferNotFound          = "OfferNotFound"
+	ReasonOfferNotReady          = "OfferNotReady"
+	ReasonClusterIDMismatch      = "ClusterIDMismatch"
 	ReasonOfferForAnotherCluster = "OfferForAnotherCluster"
-	ReasonVirtualNodeNotReady   = "VirtualNodeNotReady"
-	ReasonUnpeering             = "Unpeering"
-	ReasonRemoteError           = "RemoteError"
+	ReasonVirtualNodeNotReady    = "VirtualNodeNotReady"
+	ReasonUnpeering              = "Unpeering"
+	ReasonRemoteError            = "RemoteError"
 )
 
 // observation is everything one reconcile learnt; status is a pure function of it.
