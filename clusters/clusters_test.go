@@ -24,6 +24,7 @@ import (
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/cli/manifests"
 )
 
 // root is the repository root; go test runs in the package directory.
@@ -256,7 +257,7 @@ func TestRomeConsumesMilan(t *testing.T) {
 	// The ExternalSecret must produce exactly the Secret the ForeignCluster reads.
 	var es externalSecret
 	g.Expect(json.Unmarshal(b.find(t, "ExternalSecret", fc.CredentialsNamespace(), fc.Spec.CredentialsSecretRef.Name), &es)).To(Succeed())
-	g.Expect(es.APIVersion).To(Equal("external-secrets.io/v1beta1"))
+	g.Expect(es.APIVersion).To(Equal("external-secrets.io/v1"))
 	g.Expect(es.Spec.Target.Name).To(Equal(fc.Spec.CredentialsSecretRef.Name))
 	g.Expect(es.Metadata.Namespace).To(Equal(fc.Spec.CredentialsSecretRef.Namespace))
 	g.Expect(es.Spec.SecretStoreRef).To(Equal(storeRef{Kind: "ClusterSecretStore", Name: "fleet-secrets"}))
@@ -305,7 +306,8 @@ func TestMilanOffersToRome(t *testing.T) {
 	g.Expect(ps.Spec.SecretStoreRefs).To(ConsistOf(storeRef{Kind: "ClusterSecretStore", Name: "fleet-secrets"}))
 	g.Expect(ps.Spec.Data).To(HaveLen(1))
 	g.Expect(ps.Spec.Data[0].Match.SecretKey).To(BeEmpty(), "the whole identity is pushed, not one key")
-	g.Expect(ps.Spec.Data[0].Match.RemoteRef.RemoteKey).To(Equal("spillway/milan/identity-rome"))
+	g.Expect(ps.Spec.Data[0].Match.RemoteRef.RemoteKey).To(Equal("spillway-milan-identity-rome"))
+	g.Expect(ps.Spec.Data[0].Match.RemoteRef.RemoteKey).To(Equal(manifests.IdentityKey("milan", "rome")))
 }
 
 func TestSeedResourceOfferAppliesUnchanged(t *testing.T) {

@@ -1,7 +1,10 @@
 package manifests
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -10,18 +13,33 @@ import (
 )
 
 // The secret store both sides of a peering reach, and the External Secrets
-// API versions the fleet uses.
+// API versions the fleet uses. External Secrets v0.16 serves ExternalSecret
+// at v1 and v1beta1, v1.x at v1 only; PushSecret is v1alpha1 in both.
 const (
 	SecretStoreKind          = "ClusterSecretStore"
 	SecretStoreName          = "fleet-secrets"
-	ExternalSecretAPIVersion = "external-secrets.io/v1beta1"
+	ExternalSecretAPIVersion = "external-secrets.io/v1"
 	PushSecretAPIVersion     = "external-secrets.io/v1alpha1"
 )
 
+// maxIdentityKeyLen keeps keys within a DNS-1123 label, the strictest rule
+// among the stores: the Kubernetes provider uses the key as a Secret name,
+// GCP and Azure allow neither "/" nor ".".
+const maxIdentityKeyLen = 63
+
 // IdentityKey is where a provider's PushSecret stores the credentials it
-// issued to a consumer, and where the consumer's ExternalSecret reads them.
+// issued to a consumer, and where the consumer's ExternalSecret reads them:
+// spillway-<provider>-identity-<consumer>, a DNS-1123 label valid as a key of
+// every store. Too long a key is cut and ends with a hash of the whole, so
+// two pairs of clusters never share one.
 func IdentityKey(provider, consumer string) string {
-	return fmt.Sprintf("spillway/%s/identity-%s", provider, sharingv1alpha1.TenantName(consumer, ""))
+	key := "spillway-" + sharingv1alpha1.TenantName(provider, "") + "-identity-" + sharingv1alpha1.TenantName(consumer, "")
+	if len(key) <= maxIdentityKeyLen {
+		return key
+	}
+	sum := sha256.Sum256([]byte(key))
+	suffix := "-" + hex.EncodeToString(sum[:])[:10]
+	return strings.TrimRight(key[:maxIdentityKeyLen-len(suffix)], "-") + suffix
 }
 
 // Peering is what `spillway peer` writes into the consumer's folder.

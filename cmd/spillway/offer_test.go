@@ -73,7 +73,7 @@ func TestGenerateOfferWritesFixedLimits(t *testing.T) {
 	var ps pushSecret
 	g.Expect(json.Unmarshal(find(t, objs, "PushSecret", "liqo", "identity-venice"), &ps)).To(Succeed())
 	g.Expect(ps.Spec.Selector.Secret.Name).To(Equal(sharingv1alpha1.IdentitySecretName("venice", "venice-id")))
-	g.Expect(ps.Spec.Data[0].Match.RemoteRef.RemoteKey).To(Equal("spillway/milan/identity-venice"))
+	g.Expect(ps.Spec.Data[0].Match.RemoteRef.RemoteKey).To(Equal("spillway-milan-identity-venice"))
 
 	r = spillway("generate", "offer", "venice", "--cluster", "milan", "--fleet", f, "--sharing-percentage", "40")
 	g.Expect(r.code).To(Equal(0), r.stderr)

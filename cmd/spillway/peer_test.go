@@ -45,12 +45,12 @@ func TestPeerWritesTheForeignClusterAndItsCredentials(t *testing.T) {
 
 	var es externalSecret
 	g.Expect(json.Unmarshal(find(t, objs, "ExternalSecret", "liqo", "naples-identity"), &es)).To(Succeed())
-	g.Expect(es.APIVersion).To(Equal("external-secrets.io/v1beta1"))
+	g.Expect(es.APIVersion).To(Equal("external-secrets.io/v1"))
 	g.Expect(es.Spec.Target.Name).To(Equal("naples-identity"))
 	g.Expect(es.Spec.SecretStoreRef.Kind).To(Equal("ClusterSecretStore"))
 	g.Expect(es.Spec.SecretStoreRef.Name).To(Equal("fleet-secrets"))
 	g.Expect(es.Spec.DataFrom).To(HaveLen(1))
-	g.Expect(es.Spec.DataFrom[0].Extract.Key).To(Equal("spillway/naples/identity-rome"))
+	g.Expect(es.Spec.DataFrom[0].Extract.Key).To(Equal("spillway-naples-identity-rome"))
 
 	// Again: nothing new is listed.
 	g.Expect(spillway("peer", "naples", "--cluster", "rome", "--fleet", f,
