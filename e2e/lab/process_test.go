@@ -13,7 +13,7 @@ import (
 func TestWaitForReportsADeadComponentWithItsLog(t *testing.T) {
 	g := NewWithT(t)
 	log := filepath.Join(t.TempDir(), "x.log")
-	p, err := startProcess([]string{"/bin/sh", "-c", "echo 'flag --bogus not recognised'; exit 3"}, log)
+	p, err := startProcess([]string{"/bin/sh", "-c", "echo 'flag --bogus not recognised'; exit 3"}, nil, log)
 	g.Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -24,7 +24,7 @@ func TestWaitForReportsADeadComponentWithItsLog(t *testing.T) {
 
 func TestStopKillsTheProcessAndAliveFollows(t *testing.T) {
 	g := NewWithT(t)
-	p, err := startProcess([]string{"/bin/sleep", "60"}, filepath.Join(t.TempDir(), "s.log"))
+	p, err := startProcess([]string{"/bin/sleep", "60"}, nil, filepath.Join(t.TempDir(), "s.log"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(p.Alive()).To(BeTrue())
 	g.Expect(p.Stop(5 * time.Second)).To(Succeed())
@@ -33,7 +33,7 @@ func TestStopKillsTheProcessAndAliveFollows(t *testing.T) {
 
 func TestAliveRejectsARecycledPid(t *testing.T) {
 	g := NewWithT(t)
-	p, err := startProcess([]string{"/bin/sleep", "60"}, filepath.Join(t.TempDir(), "s.log"))
+	p, err := startProcess([]string{"/bin/sleep", "60"}, nil, filepath.Join(t.TempDir(), "s.log"))
 	g.Expect(err).NotTo(HaveOccurred())
 	defer p.Stop(time.Second)
 	// Same pid, recorded as another command (as after a reboot): not ours, never signalled.
@@ -42,6 +42,6 @@ func TestAliveRejectsARecycledPid(t *testing.T) {
 }
 
 func TestStartProcessNamesAMissingBinary(t *testing.T) {
-	_, err := startProcess([]string{"/nonexistent/kube-apiserver"}, filepath.Join(t.TempDir(), "a.log"))
+	_, err := startProcess([]string{"/nonexistent/kube-apiserver"}, nil, filepath.Join(t.TempDir(), "a.log"))
 	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("/nonexistent/kube-apiserver is missing")))
 }
