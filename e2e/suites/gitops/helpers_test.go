@@ -4,15 +4,20 @@ package gitops_test
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 
+	"github.com/fluxcd/pkg/ssa"
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 	"github.com/spillway-dev/spillway/policies"
 )
@@ -78,6 +83,48 @@ func names(pods []corev1.Pod) []string {
 	var out []string
 	for _, p := range pods {
 		out = append(out, p.Name)
+	}
+	return out
+}
+
+// layerObjects builds what one Flux Kustomization of clusters/<cluster>/flux
+// applies, for specs that act on the objects directly: crds is
+// ./kustomize/crd; install is the cluster's install folder without the CRDs
+// (spillway-install's patch drops them); config is the config folder.
+func layerObjects(cluster, layer string) []*unstructured.Unstructured {
+	var dir string
+	switch layer {
+	case "crds":
+		dir = filepath.Join(repoRoot, "kustomize", "crd")
+	case "install", "config":
+		dir = filepath.Join(repoRoot, "clusters", cluster, layer)
+	default:
+		Fail("unknown layer " + layer)
+	}
+	objs, err := framework.Build(dir)
+	Expect(err).NotTo(HaveOccurred())
+	if layer == "install" {
+		objs = slices.DeleteFunc(objs, func(o *unstructured.Unstructured) bool { return o.GetKind() == "CustomResourceDefinition" })
+	}
+	Expect(objs).NotTo(BeEmpty(), "%s: %s layer", cluster, layer)
+	return objs
+}
+
+func resourceManager(c *lab.Cluster) *ssa.ResourceManager {
+	rm, _, err := framework.ResourceManager(c)
+	Expect(err).NotTo(HaveOccurred())
+	return rm
+}
+
+// applyStaged applies objects as kustomize-controller does, under its field manager.
+func applyStaged(ctx context.Context, c *lab.Cluster, objs []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
+	return resourceManager(c).ApplyAllStaged(ctx, deepCopies(objs), ssa.DefaultApplyOptions())
+}
+
+func deepCopies(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.DeepCopy())
 	}
 	return out
 }
