@@ -47,7 +47,22 @@ func StartFleetRepo(ctx context.Context, root string, l *lab.Lab, host *lab.Clus
 	if err != nil {
 		return nil, err
 	}
-	r := &FleetRepo{URL: "http://127.0.0.1:" + strconv.Itoa(port) + "/fleet.git", bare: filepath.Join(base, "fleet.git"), work: filepath.Join(base, "work")}
+	r, err := newFleetRepo(ctx, root, base, "http://127.0.0.1:"+strconv.Itoa(port)+"/fleet.git")
+	if err != nil {
+		return nil, err
+	}
+	bins, err := Binaries()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{filepath.Join(bins, "spillway-lab"), "serve-git", "--root", base, "--addr", "127.0.0.1:" + strconv.Itoa(port)}
+	return r, host.StartExtra(ctx, GitServerProcess, args, lab.HTTPReady(r.URL+"/info/refs?service=git-upload-pack"))
+}
+
+// newFleetRepo makes the bare repository and the working clone under base,
+// with the fleet of root committed and pointed at url.
+func newFleetRepo(ctx context.Context, root, base, url string) (*FleetRepo, error) {
+	r := &FleetRepo{URL: url, bare: filepath.Join(base, "fleet.git"), work: filepath.Join(base, "work")}
 	if err := os.RemoveAll(base); err != nil {
 		return nil, err
 	}
@@ -69,12 +84,7 @@ func StartFleetRepo(ctx context.Context, root string, l *lab.Lab, host *lab.Clus
 	if _, err := r.Commit(ctx, "Point the fleet's GitRepository at the lab's git server", r.pointAtSelf); err != nil {
 		return nil, err
 	}
-	bins, err := Binaries()
-	if err != nil {
-		return nil, err
-	}
-	args := []string{filepath.Join(bins, "spillway-lab"), "serve-git", "--root", base, "--addr", "127.0.0.1:" + strconv.Itoa(port)}
-	return r, host.StartExtra(ctx, GitServerProcess, args, lab.HTTPReady(r.URL+"/info/refs?service=git-upload-pack"))
+	return r, nil
 }
 
 // pointAtSelf rewrites the url of every clusters/<name>/flux/source.yaml.
