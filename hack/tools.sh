@@ -51,8 +51,9 @@ build_module() { # name module version package [go mod edit flags...]
     echo "tools: building $module@$version into $dir (cold build: minutes)" >&2
     start=$(date +%s)
     mkdir -p "$dir"
+    # flux prints main.VERSION, which its release process sets.
     (cd "$work" && GOFLAGS=-mod=mod GONOSUMDB=github.com/fluxcd,github.com/external-secrets,k8s.io \
-      CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/$name.tmp" "$pkg") >&2
+      CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.VERSION=${version#v}" -o "$dir/$name.tmp" "$pkg") >&2
     mv "$dir/$name.tmp" "$dir/$name"
     rm -rf "$work"
     echo "tools: built $name in $(( $(date +%s) - start ))s" >&2
