@@ -33,6 +33,11 @@ module_dir() { # module@version: the read-only directory the Go module cache hol
 build_module() { # name module version package [go mod edit flags...]
   local name=$1 module=$2 version=$3 pkg=$4; shift 4
   local dir="$cache/tools/$name-$version"
+  mkdir -p "$dir"
+  # One build at a time per tool: two suites (or a suite and deps.sh) asking
+  # at once wait for the first build rather than racing it.
+  exec {lock}>"$dir/.lock"
+  flock "$lock"
   if [[ ! -x "$dir/$name" ]]; then
     local src work start
     src="$(module_dir "$module@$version")"
@@ -50,7 +55,6 @@ build_module() { # name module version package [go mod edit flags...]
     fi
     echo "tools: building $module@$version into $dir (cold build: minutes)" >&2
     start=$(date +%s)
-    mkdir -p "$dir"
     # flux prints main.VERSION, which its release process sets.
     (cd "$work" && GOFLAGS=-mod=mod GONOSUMDB=github.com/fluxcd,github.com/external-secrets,k8s.io \
       CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.VERSION=${version#v}" -o "$dir/$name.tmp" "$pkg") >&2

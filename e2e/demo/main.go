@@ -230,8 +230,8 @@ Make the next change by a commit, e.g. offer rome a label more:
   cd %s && $EDITOR clusters/milan/config/resourceoffer-rome.yaml
   git commit -am "Offer rome the zone label" && git push origin main
   %s --kubeconfig %s reconcile kustomization spillway-config --with-source
-  %s --kubeconfig %s diff kustomization spillway-config --path ./clusters/milan/config
+  %s --kubeconfig %s diff kustomization spillway-config --progress-bar=false --path ./clusters/milan/config
 Tear down with: make lab-down
-`, d.repo.URL, framework.StoreNamespace, d.rome.LogPath(framework.ManagerProcess), repo, d.tools.Flux, rel(d.milan), d.tools.Flux, rel(d.milan))
+`, d.repo.URL, framework.StoreNamespace, d.rome.LogPath(framework.ManagerProcess), repo, d.tools.Flux, d.milan.Kubeconfig(), d.tools.Flux, d.milan.Kubeconfig())
 	return nil
 }

@@ -285,7 +285,7 @@ func fluxDiff(ctx context.Context, c *lab.Cluster, name string) (int, string) {
 	ks, err := framework.Kustomization(ctx, clientOf(c), name)
 	Expect(err).NotTo(HaveOccurred())
 	path, _, _ := unstructured.NestedString(ks.Object, "spec", "path")
-	out, err := framework.FluxCLI(ctx, gitops.Tools, c, "diff", "kustomization", name, "--path", filepath.Join(gitops.Repo.Dir(), path))
+	out, err := framework.FluxCLI(ctx, gitops.Tools, c, "diff", "kustomization", name, "--progress-bar=false", "--path", filepath.Join(gitops.Repo.Dir(), path))
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), out
