@@ -46,6 +46,7 @@ func startProcess(args, env []string, logPath string) (*Process, error) {
 		cmd.Env = append(os.Environ(), env...)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	closeInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", args[0], err)
 	}
@@ -59,6 +60,24 @@ func startProcess(args, env []string, logPath string) (*Process, error) {
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// closeInheritedOnExec marks every descriptor above stderr close-on-exec.
+// Go opens its own that way, but descriptors this process inherited stay
+// open across exec: `flock /tmp/spillway-e2e.lock go test ...` hands its lock
+// to the test, and every component started from it would hold the lock for
+// as long as the lab lives, long after the suite (with SPILLWAY_E2E_KEEP=1,
+// or after a crash).
+func closeInheritedOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // Alive reports whether the process runs. For a process this program started,

@@ -3,7 +3,11 @@ package lab
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,4 +48,34 @@ func TestAliveRejectsARecycledPid(t *testing.T) {
 func TestStartProcessNamesAMissingBinary(t *testing.T) {
 	_, err := startProcess([]string{"/nonexistent/kube-apiserver"}, nil, filepath.Join(t.TempDir(), "a.log"))
 	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("/nonexistent/kube-apiserver is missing")))
+}
+
+// A lock the test inherited (as from `flock LOCK go test`) must not pass to
+// the lab's components, or it outlives the suite with them.
+func TestStartProcessDoesNotHandOnInheritedDescriptors(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Clear close-on-exec, as a descriptor inherited from a parent is.
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), syscall.F_SETFD, 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	out := filepath.Join(t.TempDir(), "fds.log")
+	p, err := startProcess([]string{"/bin/sh", "-c", "ls /proc/self/fd"}, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := strconv.Itoa(int(f.Fd()))
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == fd {
+			t.Fatalf("descriptor %d reached the child:\n%s", f.Fd(), data)
+		}
+	}
 }
