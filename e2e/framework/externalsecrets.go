@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -119,4 +120,23 @@ func ForceSync(ctx context.Context, c client.Client, obj *unstructured.Unstructu
 	u := obj.DeepCopy()
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{"force-sync":%q}}}`, time.Now().UTC().Format(time.RFC3339Nano))
 	return c.Patch(ctx, u, client.RawPatch(types.MergePatchType, []byte(patch)))
+}
+
+// WaitForStoreKey waits until the lab's store holds key, pushed by a
+// provider's PushSecret. Suites apply the consumer's ExternalSecret after it:
+// one that finds no key waits a whole refresh interval before looking again.
+func WaitForStoreKey(ctx context.Context, c *lab.Cluster, key string) error {
+	storesMu.Lock()
+	store := stores[filepath.Dir(filepath.Dir(c.Kubeconfig()))]
+	storesMu.Unlock()
+	if store == nil {
+		return fmt.Errorf("no secret store in the lab of cluster %s: call EnsureExternalSecrets first", c.Name)
+	}
+	cl, err := Client(store.Host)
+	if err != nil {
+		return err
+	}
+	return Poll(ctx, func(ctx context.Context) error {
+		return cl.Get(ctx, client.ObjectKey{Namespace: StoreNamespace, Name: key}, &corev1.Secret{})
+	})
 }

@@ -39,6 +39,9 @@ func Peer(ctx context.Context, consumer *lab.Cluster, consumerID Identity, provi
 	if err := ApplyFiles(ctx, provider, offer.Files()); err != nil {
 		return fmt.Errorf("offering %s to %s: %w", provider.Name, consumer.Name, err)
 	}
+	if err := WaitForStoreKey(ctx, consumer, manifests.IdentityKey(providerID.ClusterName, consumerID.ClusterName)); err != nil {
+		return fmt.Errorf("waiting for %s's PushSecret to hand %s's identity to the store: %w", provider.Name, consumer.Name, err)
+	}
 	peering := manifests.Peering{Consumer: consumerID.ClusterName, Provider: providerID.ClusterName, ClusterID: providerID.ClusterID,
 		CredentialsSecret: providerID.ClusterName + "-credentials"}
 	if err := ApplyFiles(ctx, consumer, peering.Files()); err != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
@@ -54,6 +55,9 @@ func QuickStartWith(ctx context.Context, root string, rome, milan *lab.Cluster, 
 	}
 	if err := Apply(ctx, milan, milanObjs); err != nil {
 		return err
+	}
+	if err := WaitForStoreKey(ctx, rome, manifests.IdentityKey("milan", "rome")); err != nil {
+		return fmt.Errorf("waiting for milan's PushSecret to hand rome's identity to the store: %w", err)
 	}
 	romeC, err := Client(rome)
 	if err != nil {
