@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -120,6 +121,17 @@ func status(ctx context.Context, opts lab.Options) error {
 				state = "running"
 			}
 			fmt.Printf("  %-24s %s\n", comp, state)
+		}
+		// The processes the demo and suites add: spillway-controller, Flux, External Secrets, the git server.
+		for _, name := range c.ProcessNames() {
+			if slices.Contains(lab.Components, name) {
+				continue
+			}
+			state := "stopped"
+			if c.ExtraRunning(name) {
+				state = "running"
+			}
+			fmt.Printf("  %-24s %s (log %s)\n", name, state, c.LogPath(name))
 		}
 	}
 	return nil
