@@ -1,12 +1,16 @@
 # Spillway. `make help` lists the targets.
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
-export GOFLAGS := -mod=mod
 
 CLUSTERS ?= rome milan
 LAB_DIR ?= .lab
 BIN := $(CURDIR)/bin
 E2E_TIMEOUT ?= 40m
+# Release images: ghcr.io/spillway-dev/spillway-controller:$(VERSION).
+VERSION ?= $(shell cat VERSION)
+IMAGE_REGISTRY ?= ghcr.io/spillway-dev
+# kustomize from the module proxy, pinned, outside this module's graph.
+KUSTOMIZE := GOFLAGS= go run sigs.k8s.io/kustomize/kustomize/v5@v5.8.1
 
 # The lab's binaries come from cached builds outside the clone (hack/kubebin.sh, hack/tools.sh).
 lab-bins = export SPILLWAY_KUBEBIN="$$(hack/kubebin.sh)" SPILLWAY_KWOK="$$(hack/tools.sh kwok)" SPILLWAY_KWOK_STAGES="$$(hack/tools.sh kwok-stages)"
@@ -19,9 +23,13 @@ help: ## Show this help.
 generate: ## Generate deep-copy code for api/.
 	"$$(hack/tools.sh controller-gen)" object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
+# The CRDs people write keep their field descriptions, for kubectl explain.
+# ShadowPod embeds a whole PodSpec: with descriptions it would exceed the
+# 256 KiB that client-side kubectl apply can annotate.
 .PHONY: manifests
 manifests: ## Generate CRDs and RBAC into kustomize/ bases.
-	"$$(hack/tools.sh controller-gen)" crd:maxDescLen=0 paths=./api/... output:crd:artifacts:config=kustomize/crd/bases
+	"$$(hack/tools.sh controller-gen)" crd paths="./api/discovery/...;./api/offloading/...;./api/sharing/..." output:crd:artifacts:config=kustomize/crd/bases
+	"$$(hack/tools.sh controller-gen)" crd:maxDescLen=0 paths=./api/virtualkubelet/... output:crd:artifacts:config=kustomize/crd/bases
 	"$$(hack/tools.sh controller-gen)" rbac:roleName=spillway-controller paths="./controllers/...;./webhooks/..." output:rbac:artifacts:config=kustomize/rbac
 
 .PHONY: fmt
@@ -37,16 +45,46 @@ vet: ## go vet, with and without the e2e tag.
 build: ## Build the binaries into bin/.
 	go build -o $(BIN)/ ./cmd/... ./e2e/lab/cmd/...
 
+.PHONY: image
+image: ## OCI images of spillway-controller and spillway-gateway into bin/images (no Docker needed).
+	go run ./hack/image --version $(VERSION) --registry $(IMAGE_REGISTRY) --out $(BIN)/images
+
+.PHONY: release-manifests
+release-manifests: ## bin/release/spillway-$(VERSION).yaml: the install with $(IMAGE_REGISTRY) images at $(VERSION).
+	rm -rf $(BIN)/release/overlay && mkdir -p $(BIN)/release/overlay
+	printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../../../kustomize/default\n' > $(BIN)/release/overlay/kustomization.yaml
+	cd $(BIN)/release/overlay && $(KUSTOMIZE) edit set image ghcr.io/spillway-dev/spillway-controller=$(IMAGE_REGISTRY)/spillway-controller:$(VERSION)
+	$(KUSTOMIZE) build $(BIN)/release/overlay > $(BIN)/release/spillway-$(VERSION).yaml
+	@echo "wrote $(BIN)/release/spillway-$(VERSION).yaml"
+
+.PHONY: set-image
+set-image: ## Point kustomize/manager at IMG (default: the release image): kustomize edit set image.
+	cd kustomize/manager && $(KUSTOMIZE) edit set image ghcr.io/spillway-dev/spillway-controller=$${IMG:-$(IMAGE_REGISTRY)/spillway-controller:$(VERSION)}
+
 .PHONY: unit
-unit: ## Unit tests.
-	go test ./...
+unit: ## Unit tests, under the race detector: handlers and registries run concurrently.
+	go test -race ./...
+
+.PHONY: verify
+verify: generate manifests ## Fail if generated code, manifests or go.mod/go.sum differ from what is committed.
+	GONOSUMDB=k8s.io go mod tidy
+	@drift="$$(git status --porcelain --untracked-files=all -- api kustomize go.mod go.sum)"; \
+	if [[ -n "$$drift" ]]; then \
+	  echo "verify: these files differ from what 'make generate manifests' and 'go mod tidy' produce:" >&2; \
+	  echo "$$drift" >&2; git --no-pager diff --stat -- api kustomize go.mod go.sum >&2; \
+	  echo "verify: run 'make generate manifests' and 'GONOSUMDB=k8s.io go mod tidy', then commit the result" >&2; exit 1; \
+	fi
+
+.PHONY: lint
+lint: ## golangci-lint with .golangci.yml, at the version hack/tools.sh pins.
+	"$$(hack/tools.sh golangci-lint)" run ./...
 
 .PHONY: e2e
 e2e: ## End-to-end suites on the lab (real control planes).
 	$(lab-bins); go test -tags e2e -timeout $(E2E_TIMEOUT) -p 1 ./e2e/suites/... -ginkgo.v
 
 .PHONY: test
-test: fmt vet unit e2e ## Everything CI runs: format, vet, unit and e2e tests.
+test: fmt vet verify lint unit e2e ## Everything CI runs: format, vet, generated files, lint, unit and e2e tests.
 
 .PHONY: lab-up
 lab-up: build ## Start the lab clusters: make lab-up CLUSTERS="rome milan".

@@ -192,10 +192,14 @@ func TestInstallBase(t *testing.T) {
 	g.Expect(spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
 	g.Expect(spec.Containers).To(HaveLen(1))
 	c := spec.Containers[0]
-	g.Expect(c.Image).To(Equal("ghcr.io/spillway-dev/spillway-controller:latest"))
+	version, err := os.ReadFile(filepath.Join(root, "VERSION"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(strings.TrimSpace(string(version))).To(MatchRegexp(`^v\d+\.\d+\.\d+$`), "VERSION")
+	g.Expect(c.Image).To(Equal("ghcr.io/spillway-dev/spillway-controller:"+strings.TrimSpace(string(version))), "the release make image builds, never :latest")
 	g.Expect(c.Args).To(ContainElements("--cluster-id=$(CLUSTER_ID)", "--cluster-name=$(CLUSTER_NAME)",
-		"--namespace=liqo", "--api-server-url=$(API_SERVER_URL)", "--leader-elect"))
+		"--namespace=$(POD_NAMESPACE)", "--api-server-url=$(API_SERVER_URL)", "--leader-elect"))
 	env := expectArgVarsInEnv(g, c)
+	g.Expect(env["POD_NAMESPACE"].ValueFrom).To(HaveField("FieldRef.FieldPath", "metadata.namespace"), "the manager's namespace follows the overlay's")
 	for _, key := range []string{"CLUSTER_ID", "CLUSTER_NAME", "API_SERVER_URL"} {
 		g.Expect(env[key].ValueFrom).NotTo(BeNil(), key)
 		g.Expect(env[key].ValueFrom.ConfigMapKeyRef).NotTo(BeNil(), key)

@@ -13,7 +13,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hack/deps.sh
-export GOFLAGS=-mod=mod
 export SPILLWAY_KUBEBIN="$(hack/kubebin.sh)" SPILLWAY_KWOK="$(hack/tools.sh kwok)" SPILLWAY_KWOK_STAGES="$(hack/tools.sh kwok-stages)"
 mkdir -p bench/results
 echo "bench: network throughput (SPILLWAY_BENCH_SECONDS=${SPILLWAY_BENCH_SECONDS:-3} per path)"

@@ -7,6 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hack/deps.sh
-export GOFLAGS=-mod=mod
 export SPILLWAY_KUBEBIN="$(hack/kubebin.sh)" SPILLWAY_KWOK="$(hack/tools.sh kwok)" SPILLWAY_KWOK_STAGES="$(hack/tools.sh kwok-stages)"
 go run ./e2e/demo

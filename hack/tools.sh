@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Go tools the lab and the code generators use into a cache outside
 # the clone, keyed by version: `hack/tools.sh NAME` prints the binary's path.
-# Known tools: kwok, controller-gen, kwok-stages (prints the stage directory), and the
-# GitOps tools the lab runs as processes: source-controller, kustomize-controller, flux,
-# external-secrets; flux-crds and external-secrets-crds print their CRD files' directory.
+# Known tools: kwok, controller-gen, golangci-lint, kwok-stages (prints the stage
+# directory), and the GitOps tools the lab runs as processes: source-controller,
+# kustomize-controller, flux, external-secrets; flux-crds and external-secrets-crds
+# print their CRD files' directory.
 set -euo pipefail
 cache="${SPILLWAY_CACHE:-$HOME/.cache/spillway}"
 KWOK_VERSION=v0.8.0
 CONTROLLER_GEN_VERSION="${CONTROLLER_GEN_VERSION:-v0.20.0}"
+GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
 FLUX_CONTROLLERS_VERSION=v1.9.6
 FLUX_CLI_VERSION=v2.9.5
 EXTERNAL_SECRETS_VERSION=v0.16.2
@@ -73,6 +75,7 @@ case "${1:-}" in
     [[ -d "$dir/kustomize/stage" ]] || { echo "tools: kwok $KWOK_VERSION stage files not found in $dir" >&2; exit 1; }
     echo "$dir/kustomize/stage" ;;
   controller-gen) install controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen "$CONTROLLER_GEN_VERSION" ;;
+  golangci-lint) install golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   source-controller)
     # pkg/artifact v0.18.2 and later refuse to build against this release; v0.18.0 is what it was tested with.
     build_module source-controller github.com/fluxcd/source-controller "$FLUX_CONTROLLERS_VERSION" . \
@@ -95,5 +98,5 @@ case "${1:-}" in
     dir="$(module_dir "github.com/external-secrets/external-secrets@$EXTERNAL_SECRETS_VERSION")"
     [[ -f "$dir/deploy/crds/bundle.yaml" ]] || { echo "tools: $dir/deploy/crds/bundle.yaml not found" >&2; exit 1; }
     echo "$dir/deploy/crds" ;;
-  *) echo "usage: hack/tools.sh {kwok|kwok-stages|controller-gen|source-controller|kustomize-controller|flux|external-secrets|flux-crds|external-secrets-crds}" >&2; exit 2 ;;
+  *) echo "usage: hack/tools.sh {kwok|kwok-stages|controller-gen|golangci-lint|source-controller|kustomize-controller|flux|external-secrets|flux-crds|external-secrets-crds}" >&2; exit 2 ;;
 esac

@@ -24,7 +24,7 @@ func ParsePublicKey(field, s string) (wgtypes.Key, error) {
 	}
 	raw, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return wgtypes.Key{}, fmt.Errorf("%s is not base64 (%v): %s", field, err, keyFix)
+		return wgtypes.Key{}, fmt.Errorf("%s is not base64 (%w): %s", field, err, keyFix)
 	}
 	if len(raw) != wgtypes.KeyLen {
 		return wgtypes.Key{}, fmt.Errorf("%s decodes to %d bytes, a WireGuard key has %d: %s", field, len(raw), wgtypes.KeyLen, keyFix)

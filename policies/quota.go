@@ -10,11 +10,61 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
-// PodRequests is what a pod spec takes from an offer: its requests as the
-// scheduler counts them (containers, init containers, overhead) and one pod.
+// DefaultOfferedPods is how many pods an offer admits when it does not say:
+// a fixed offer without "pods" in spec.resources.limits gets what a node
+// gets by default (kubelet's maxPods), so that no offer admits unlimited pods.
+// A percentage offer always carries pods (its share of the nodes' pods).
+const DefaultOfferedPods = 110
+
+// PodRequests is what a pod spec takes from an offer, counted as the
+// scheduler and ResourceQuota count it once the API server has defaulted the
+// pod: a container's request defaults to its limit when only the limit is
+// set, init containers count as max(largest init container, sum of the
+// containers and sidecars), plus the pod overhead; and one pod. A ShadowPod
+// is a custom resource, so its spec.pod is never defaulted: counting it raw
+// would let limits-only containers run for free.
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	out := resourcehelper.PodRequests(&corev1.Pod{Spec: *spec}, resourcehelper.PodResourcesOptions{})
+	pod := &corev1.Pod{Spec: *spec.DeepCopy()}
+	defaultRequestsFromLimits(pod.Spec.InitContainers)
+	defaultRequestsFromLimits(pod.Spec.Containers)
+	out := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	for name, q := range out {
+		if q.Sign() < 0 {
+			// Negative requests are invalid and the API server refuses the pod; never let them lower a sum.
+			out[name] = *resource.NewQuantity(0, q.Format)
+		}
+	}
 	out[corev1.ResourcePods] = *resource.NewQuantity(1, resource.DecimalSI)
+	return out
+}
+
+// defaultRequestsFromLimits does what the API server's defaulting does to a
+// pod: every resource with a limit and no request requests its limit.
+func defaultRequestsFromLimits(containers []corev1.Container) {
+	for i := range containers {
+		r := &containers[i].Resources
+		for name, limit := range r.Limits {
+			if _, ok := r.Requests[name]; ok {
+				continue
+			}
+			if r.Requests == nil {
+				r.Requests = corev1.ResourceList{}
+			}
+			r.Requests[name] = limit.DeepCopy()
+		}
+	}
+}
+
+// OfferLimits is what admission holds a consumer to: the offered amounts,
+// and DefaultOfferedPods pods when the offer names no pod count.
+func OfferLimits(offered corev1.ResourceList) corev1.ResourceList {
+	out := make(corev1.ResourceList, len(offered)+1)
+	for name, q := range offered {
+		out[name] = q.DeepCopy()
+	}
+	if _, ok := out[corev1.ResourcePods]; !ok {
+		out[corev1.ResourcePods] = *resource.NewQuantity(DefaultOfferedPods, resource.DecimalSI)
+	}
 	return out
 }
 

@@ -38,3 +38,37 @@ func TestPodRequestsCountsInitContainersAndOnePod(t *testing.T) {
 	}
 	g.Expect(DescribeResources(PodRequests(spec))).To(Equal("cpu 2, memory 1Gi, pods 1"))
 }
+
+func TestPodRequestsDefaultsRequestsFromLimitsAsTheAPIServerDoes(t *testing.T) {
+	g := NewWithT(t)
+	spec := &corev1.PodSpec{Containers: []corev1.Container{
+		{Name: "limits-only", Resources: corev1.ResourceRequirements{Limits: list("cpu", "2", "memory", "1Gi")}},
+		{Name: "both", Resources: corev1.ResourceRequirements{Requests: list("cpu", "100m"), Limits: list("cpu", "1")}},
+	}}
+	g.Expect(DescribeResources(PodRequests(spec))).To(Equal("cpu 2100m, memory 1Gi, pods 1"),
+		"a limits-only container requests its limits; an explicit request stays")
+	g.Expect(spec.Containers[0].Resources.Requests).To(BeNil(), "the caller's spec is left alone")
+}
+
+func TestPodRequestsCountsSidecarsAndOverhead(t *testing.T) {
+	g := NewWithT(t)
+	always := corev1.ContainerRestartPolicyAlways
+	spec := &corev1.PodSpec{
+		Overhead: list("cpu", "250m"),
+		InitContainers: []corev1.Container{
+			{Name: "sidecar", RestartPolicy: &always, Resources: corev1.ResourceRequirements{Limits: list("cpu", "1")}},
+			{Name: "init", Resources: corev1.ResourceRequirements{Requests: list("cpu", "1")}},
+		},
+		Containers: []corev1.Container{{Name: "a", Resources: corev1.ResourceRequirements{Requests: list("cpu", "1")}}},
+	}
+	// The sidecar runs beside the containers: 1 + 1, against 1 + 1 for the init; plus the overhead.
+	g.Expect(DescribeResources(PodRequests(spec))).To(Equal("cpu 2250m, pods 1"))
+}
+
+func TestOfferLimitsAlwaysCountPods(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(DescribeResources(OfferLimits(list("cpu", "4")))).To(Equal("cpu 4, pods 110"), "a fixed offer without pods admits what a node does")
+	g.Expect(DescribeResources(OfferLimits(list("cpu", "4", "pods", "3")))).To(Equal("cpu 4, pods 3"))
+	used := list("pods", "110")
+	g.Expect(DescribeResources(MissingFromOffer(OfferLimits(list("cpu", "4")), used, PodRequests(&corev1.PodSpec{})))).To(Equal("pods 1"))
+}

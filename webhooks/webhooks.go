@@ -2,7 +2,8 @@
 // publishes their configurations itself, with a CA bundle it rotates
 // (webhooks/certs). The configurations are not in git: they carry a CA that
 // only the running manager knows, and keeping them out of the fleet repo is
-// what keeps Flux's drift detection empty.
+// what keeps Flux's drift detection empty. They are owned by the manager's
+// ClusterRole, so uninstalling removes them (see owner.go).
 //
 // Failure policies, and why:
 //   - pod placement (mutating, namespaces labelled liqo.io/scheduling-enabled
@@ -11,15 +12,17 @@
 //   - NamespaceOffloading (validating): Ignore. The CRD's CEL rules keep the
 //     name and the mapping strategy while the webhook is down; only the
 //     selector check and the warnings wait for it.
-//   - ShadowPod (validating, on providers, twin namespaces only): Fail. A
-//     consumer must not outgrow its offer; while the webhook is down, new
-//     offloaded pods wait and running ones are untouched.
+//   - ShadowPod (validating, on providers, twin namespaces only, CREATE and
+//     UPDATE): Fail. A consumer must not outgrow its offer nor run a pod the
+//     provider's pod policy forbids; while the webhook is down, new offloaded
+//     pods wait and running ones are untouched.
 package webhooks
 
 import (
 	"context"
 	"fmt"
 	"net/url"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,6 +60,12 @@ type Options struct {
 	Namespace, ServiceName, URL string
 	// SecretName holds the certificate material.
 	SecretName string
+	// OwnerClusterRole owns the configurations, so that pruning the install
+	// deletes them; empty publishes them without an owner.
+	OwnerClusterRole string
+	// CheckInterval is how often the certificate is checked and the
+	// configurations republished (one deleted by hand comes back).
+	CheckInterval time.Duration
 }
 
 // Server is the webhook server the manager runs.
@@ -97,7 +106,7 @@ func Register(ctx context.Context, mgr ctrl.Manager, direct client.Client, o Opt
 	srv.Register(namespaceoffloading.Path, &webhook.Admission{Handler: &namespaceoffloading.Validator{Decoder: dec}})
 	srv.Register(shadowpod.Path, &webhook.Admission{Handler: &shadowpod.Validator{Reader: mgr.GetClient(), Decoder: dec}})
 	rot := &rotator{certs.Rotator{Client: direct, Secret: types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName},
-		CertDir: o.CertDir, Hosts: hosts, Publish: func(ctx context.Context, ca []byte) error { return publish(ctx, direct, o, ca) }}}
+		CertDir: o.CertDir, Hosts: hosts, Interval: o.CheckInterval, Publish: func(ctx context.Context, ca []byte) error { return publish(ctx, direct, o, ca) }}}
 	if err := rot.Ensure(ctx); err != nil {
 		return fmt.Errorf("bootstrapping the webhook certificate: %w", err)
 	}
@@ -114,8 +123,10 @@ func (o Options) clientConfig(path string, ca []byte) admissionregistrationv1.We
 	if o.URL != "" {
 		return admissionregistrationv1.WebhookClientConfig{URL: ptr.To(o.URL + path), CABundle: ca}
 	}
+	// The port is the API server's default, spelled out so that the
+	// periodic republish finds nothing to update.
 	return admissionregistrationv1.WebhookClientConfig{CABundle: ca, Service: &admissionregistrationv1.ServiceReference{
-		Namespace: o.Namespace, Name: o.ServiceName, Path: ptr.To(path)}}
+		Namespace: o.Namespace, Name: o.ServiceName, Path: ptr.To(path), Port: ptr.To(int32(443))}}
 }
 
 // Configurations are the webhook configurations for a CA bundle.
@@ -143,7 +154,7 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{}, NamespaceSelector: &metav1.LabelSelector{},
 		}, {
 			Name: "shadowpod.spillway.liqo.io", ClientConfig: o.clientConfig(shadowpod.Path, ca),
-			Rules: rule("virtualkubelet.liqo.io", "shadowpods", create),
+			Rules: rule("virtualkubelet.liqo.io", "shadowpods", []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}),
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: sharingv1alpha1.TwinNamespaceLabel, Operator: metav1.LabelSelectorOpExists}}},
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},
@@ -152,15 +163,25 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 	return mutating, validating
 }
 
-// publish writes both configurations with the current bundle.
+// publish writes both configurations with the current bundle and owner.
 func publish(ctx context.Context, c client.Client, o Options, ca []byte) error {
+	owners, err := o.ownerReferences(ctx, c)
+	if err != nil {
+		return err
+	}
 	wantM, wantV := Configurations(o, ca)
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantM.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, c, m, func() error { m.Webhooks = wantM.Webhooks; return nil }); err != nil {
+	if _, err := controllerutil.CreateOrUpdate(ctx, c, m, func() error {
+		m.Webhooks, m.OwnerReferences = wantM.Webhooks, owners
+		return nil
+	}); err != nil {
 		return fmt.Errorf("publishing MutatingWebhookConfiguration %s: %w", m.Name, err)
 	}
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantV.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, c, v, func() error { v.Webhooks = wantV.Webhooks; return nil }); err != nil {
+	if _, err := controllerutil.CreateOrUpdate(ctx, c, v, func() error {
+		v.Webhooks, v.OwnerReferences = wantV.Webhooks, owners
+		return nil
+	}); err != nil {
 		return fmt.Errorf("publishing ValidatingWebhookConfiguration %s: %w", v.Name, err)
 	}
 	return nil

@@ -1,10 +1,18 @@
 package webhooks
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestConfigurationsCarryTheDocumentedFailurePolicies(t *testing.T) {
@@ -34,4 +42,52 @@ func TestOptionsHosts(t *testing.T) {
 	g.Expect(hosts).To(Equal([]string{"127.0.0.1"}))
 	_, err = Options{URL: "not a url"}.Hosts()
 	g.Expect(err).To(MatchError(ContainSubstring("--webhook-url")))
+}
+
+func TestPublishedConfigurationsAreOwnedByTheInstallsClusterRole(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	o := Options{Namespace: "liqo", ServiceName: "spillway-webhook", OwnerClusterRole: "spillway-controller"}
+	owners := func() ([]metav1.OwnerReference, []metav1.OwnerReference) {
+		m := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Name: MutatingConfigurationName}, m)).To(Succeed())
+		g.Expect(c.Get(ctx, client.ObjectKey{Name: ValidatingConfigurationName}, v)).To(Succeed())
+		return m.OwnerReferences, v.OwnerReferences
+	}
+
+	// Without the ClusterRole (a manager run without kustomize/rbac) the
+	// webhooks are still published, unowned.
+	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	m, v := owners()
+	g.Expect(m).To(BeEmpty())
+	g.Expect(v).To(BeEmpty())
+
+	// The fake client assigns no UIDs: the test does, as the API server would.
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "spillway-controller", UID: "first"}}
+	g.Expect(c.Create(ctx, role)).To(Succeed())
+	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	want := metav1.OwnerReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "spillway-controller", UID: role.UID}
+	m, v = owners()
+	g.Expect(m).To(ConsistOf(want), "the garbage collector deletes the pod webhook when the ClusterRole is pruned")
+	g.Expect(v).To(ConsistOf(want))
+	g.Expect(m[0].BlockOwnerDeletion).To(BeNil(), "blocking would need delete rights on ClusterRoles")
+
+	// A recreated ClusterRole (new UID) is picked up at the next check.
+	g.Expect(c.Delete(ctx, role)).To(Succeed())
+	role = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "spillway-controller", UID: "second"}}
+	g.Expect(c.Create(ctx, role)).To(Succeed())
+	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	m, _ = owners()
+	g.Expect(m).To(ConsistOf(HaveField("UID", types.UID("second"))))
+
+	// --webhook-owner-cluster-role= opts out.
+	o.OwnerClusterRole = ""
+	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	m, v = owners()
+	g.Expect(m).To(BeEmpty())
+	g.Expect(v).To(BeEmpty())
 }

@@ -72,8 +72,15 @@ func (d *diff) validPeer(fc *discoveryv1alpha1.ForeignCluster) bool {
 			problems = append(problems, fmt.Sprintf("%s %q is not Auto, Yes or No: use one of them", field, v))
 		}
 	}
-	if fc.Spec.PeeringType == discoveryv1alpha1.PeeringTypeInBand && fc.Spec.NetworkingEnabled == discoveryv1alpha1.NetworkingEnabledNo {
-		problems = append(problems, "spec.peeringType InBand needs the network fabric: set spec.networkingEnabled to Yes or use OutOfBand")
+	// The API server refuses these too (CEL rules in the CRD); plan says so before the merge.
+	if fc.Spec.PeeringType == discoveryv1alpha1.PeeringTypeInBand {
+		problems = append(problems, "spec.peeringType InBand is not implemented: only OutOfBand is; leave the field out or set OutOfBand")
+	}
+	if fc.Spec.InsecureSkipTLSVerify != nil && *fc.Spec.InsecureSkipTLSVerify {
+		problems = append(problems, "spec.insecureSkipTLSVerify true is not supported: Spillway always verifies the provider's certificate; put its CA in the credentials Secret and remove the field")
+	}
+	if fc.Spec.IncomingPeeringEnabled == discoveryv1alpha1.PeeringEnabledYes {
+		problems = append(problems, "spec.incomingPeeringEnabled Yes is not supported: the peer consumes this cluster when a ResourceOffer for it is committed; leave the field out or set No")
 	}
 	for _, p := range problems {
 		d.add(Change{Kind: InvalidPeer, Rejected: true, Message: "ForeignCluster " + fc.Name + ": " + p})

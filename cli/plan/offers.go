@@ -38,7 +38,7 @@ func (d *diff) offers() {
 				key, b.Spec.ClusterID, h.Spec.ClusterID)})
 		default:
 			if d.validOffer(h) {
-				d.offerChanged(key, b, h)
+				d.offerChanged(b, h)
 			}
 		}
 	}
@@ -94,7 +94,7 @@ func formatResources(l corev1.ResourceList) string {
 	return strings.Join(parts, ", ")
 }
 
-func (d *diff) offerChanged(key string, b, h *sharingv1alpha1.ResourceOffer) {
+func (d *diff) offerChanged(b, h *sharingv1alpha1.ResourceOffer) {
 	consumer := d.consumerOf(h)
 	switch {
 	case b.HasFixedLimits() && h.HasFixedLimits():

@@ -17,50 +17,50 @@ import (
 type ChangeKind string
 
 const (
-	// Offload: a namespace is newly offloaded.
+	// Offload means a namespace is newly offloaded.
 	Offload ChangeKind = "Offload"
-	// Unoffload: a namespace stops being offloaded.
+	// Unoffload means a namespace stops being offloaded.
 	Unoffload ChangeKind = "Unoffload"
-	// Move: an offloaded namespace changes peers.
+	// Move means an offloaded namespace changes peers.
 	Move ChangeKind = "Move"
-	// SelectorChange: spec.clusterSelector changed but selects the same peers.
+	// SelectorChange means spec.clusterSelector changed but selects the same peers.
 	SelectorChange ChangeKind = "SelectorChange"
-	// PodStrategyChange: spec.podOffloadingStrategy changed.
+	// PodStrategyChange means spec.podOffloadingStrategy changed.
 	PodStrategyChange ChangeKind = "PodStrategyChange"
-	// PlacementViolation: a running pod sits on a node the new placement
+	// PlacementViolation means a running pod sits on a node the new placement
 	// does not allow (only with a live cluster).
 	PlacementViolation ChangeKind = "PlacementViolation"
-	// SuspendChange: spec.suspend changed.
+	// SuspendChange means spec.suspend changed.
 	SuspendChange ChangeKind = "SuspendChange"
-	// MappingStrategyChange: spec.namespaceMappingStrategy changed; always
+	// MappingStrategyChange means spec.namespaceMappingStrategy changed; always
 	// rejected.
 	MappingStrategyChange ChangeKind = "MappingStrategyChange"
-	// InvalidOffloading: a NamespaceOffloading admission rejects.
+	// InvalidOffloading means a NamespaceOffloading admission rejects.
 	InvalidOffloading ChangeKind = "InvalidOffloading"
-	// NamespaceDeleted: a Namespace leaves git and Flux will prune it.
+	// NamespaceDeleted means a Namespace leaves git and Flux will prune it.
 	NamespaceDeleted ChangeKind = "NamespaceDeleted"
 
-	// OfferAdded: a provider starts offering to a consumer.
+	// OfferAdded means a provider starts offering to a consumer.
 	OfferAdded ChangeKind = "OfferAdded"
-	// OfferWithdrawn: a provider stops offering to a consumer.
+	// OfferWithdrawn means a provider stops offering to a consumer.
 	OfferWithdrawn ChangeKind = "OfferWithdrawn"
-	// OfferShrink: an offer gets smaller.
+	// OfferShrink means an offer gets smaller.
 	OfferShrink ChangeKind = "OfferShrink"
-	// OfferChange: any other change to an offer.
+	// OfferChange means any other change to an offer.
 	OfferChange ChangeKind = "OfferChange"
-	// InvalidOffer: a ResourceOffer admission rejects.
+	// InvalidOffer means a ResourceOffer admission rejects.
 	InvalidOffer ChangeKind = "InvalidOffer"
 
-	// PeerAdded: a consumer starts peering with a provider.
+	// PeerAdded means a consumer starts peering with a provider.
 	PeerAdded ChangeKind = "PeerAdded"
-	// PeerRemoved: a consumer stops peering with a provider.
+	// PeerRemoved means a consumer stops peering with a provider.
 	PeerRemoved ChangeKind = "PeerRemoved"
-	// PeerChange: any other change to a ForeignCluster.
+	// PeerChange means any other change to a ForeignCluster.
 	PeerChange ChangeKind = "PeerChange"
-	// InvalidPeer: a ForeignCluster admission rejects.
+	// InvalidPeer means a ForeignCluster admission rejects.
 	InvalidPeer ChangeKind = "InvalidPeer"
 
-	// BuildFailed: a config folder does not build; on the head side Flux
+	// BuildFailed means a config folder does not build; on the head side Flux
 	// cannot apply it, so the change is rejected.
 	BuildFailed ChangeKind = "BuildFailed"
 )

@@ -62,3 +62,22 @@ func TestPlanRejectsAChangedPeerClusterID(t *testing.T) {
 	g.Expect(changesOf(p, "rome")).To(ContainElement(And(HaveField("Kind", InvalidPeer),
 		HaveField("Message", ContainSubstring("spec.clusterIdentity.clusterID is immutable")))))
 }
+
+func TestPlanRejectsLiqoFieldsSpillwayDoesNotImplement(t *testing.T) {
+	tests := []struct{ from, to, want string }{
+		{"peeringType: OutOfBand", "peeringType: InBand", "spec.peeringType InBand is not implemented"},
+		{`incomingPeeringEnabled: "No"`, `incomingPeeringEnabled: "Yes"`, "spec.incomingPeeringEnabled Yes is not supported"},
+		{"peeringType: OutOfBand", "peeringType: OutOfBand\n  insecureSkipTLSVerify: true", "spec.insecureSkipTLSVerify true is not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.to, func(t *testing.T) {
+			g := NewWithT(t)
+			base, head := copyFleet(t), copyFleet(t)
+			edit(t, head, "rome/config/foreigncluster-milan.yaml", tt.from, tt.to)
+			p := compute(t, base, head, Options{})
+			g.Expect(p.Rejected).To(BeTrue())
+			g.Expect(changesOf(p, "rome")).To(ContainElement(And(HaveField("Kind", InvalidPeer),
+				HaveField("Message", ContainSubstring(tt.want)))))
+		})
+	}
+}

@@ -35,7 +35,7 @@ func Resolve(ref, fleetDir string) (Side, error) {
 	}
 	top, err := git(abs, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return Side{}, fmt.Errorf("%q is neither a directory nor a git ref: %s is not in a git repository (%v)", ref, fleetDir, err)
+		return Side{}, fmt.Errorf("%q is neither a directory nor a git ref: %s is not in a git repository (%w)", ref, fleetDir, err)
 	}
 	top = strings.TrimSpace(top)
 	// Both through EvalSymlinks: git reports the real path.

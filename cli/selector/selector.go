@@ -29,14 +29,14 @@ func Parse(flag string, exprs []string) (*corev1.NodeSelector, error) {
 	for _, expr := range exprs {
 		term, err := parseTerm(expr)
 		if err != nil {
-			return nil, fmt.Errorf("--%s %q: %v: %s", flag, expr, err, Syntax)
+			return nil, fmt.Errorf("--%s %q: %w: %s", flag, expr, err, Syntax)
 		}
 		ns.NodeSelectorTerms = append(ns.NodeSelectorTerms, term)
 	}
 	// The same validation the scheduler applies, so the written selector is
 	// one policies.SelectedClusters accepts.
 	if _, err := nodeaffinity.NewNodeSelector(ns); err != nil {
-		return nil, fmt.Errorf("--%s: %v: %s", flag, err, Syntax)
+		return nil, fmt.Errorf("--%s: %w: %s", flag, err, Syntax)
 	}
 	return ns, nil
 }

@@ -3,14 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"log/slog"
 
 	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/network/fabric"
@@ -22,6 +21,8 @@ import (
 type fabricFlags struct {
 	address, podCIDR, externalCIDR string
 	reserved, pools, ports         string
+	serviceCIDRs, nodeCIDRs        string
+	widestPeerPodCIDR              int
 	command, stateDir              string
 	implementation                 string
 	probeInterval, connectTimeout  time.Duration
@@ -33,6 +34,12 @@ func (f *fabricFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.podCIDR, "pod-cidr", "", "this cluster's pod CIDR (required with --gateway-address)")
 	fs.StringVar(&f.externalCIDR, "external-cidr", "", "this cluster's external CIDR; remote pods are never remapped into it")
 	fs.StringVar(&f.reserved, "reserved-subnets", "", "comma-separated local subnets remaps must avoid (service CIDR, node network)")
+	// Node CIDRs are a flag, not discovered: a Node lists addresses, not the
+	// subnet they sit in, and the subnet's router, load balancers and API
+	// VIPs are no Node's address.
+	fs.StringVar(&f.serviceCIDRs, "service-cidr", "10.96.0.0/12", "comma-separated service CIDRs of this cluster (default: kubeadm's); a peer whose pod CIDR overlaps one is refused, and remaps never use them")
+	fs.StringVar(&f.nodeCIDRs, "node-cidrs", "", "comma-separated subnets of this cluster's nodes; a peer whose pod CIDR overlaps one is refused, and remaps never use them")
+	fs.IntVar(&f.widestPeerPodCIDR, "widest-peer-pod-cidr", fabric.DefaultWidestPeerPodCIDR, "prefix length of the widest pod CIDR a peer may publish (12: /12); a wider one is refused")
 	fs.StringVar(&f.pools, "remap-pools", "", "comma-separated CIDRs remaps of overlapping pod CIDRs are taken from (default "+network.DefaultRemapPools[0].String()+")")
 	fs.StringVar(&f.ports, "gateway-ports", "51820-51899", "UDP ports handed to the peerings' gateways, first-last")
 	fs.StringVar(&f.command, "gateway-command", "", "command running spillway-gateway, space-separated (a wrapper such as 'ip netns exec gw' may come first); default: spillway-gateway next to this binary")
@@ -63,6 +70,13 @@ func (f fabricFlags) config(clusterID, namespace string, log *slog.Logger) (cfg 
 	if cfg.Pools, err = parseCIDRList("--remap-pools", f.pools); err != nil {
 		return cfg, true, err
 	}
+	if cfg.ServiceCIDRs, err = parseCIDRList("--service-cidr", f.serviceCIDRs); err != nil {
+		return cfg, true, err
+	}
+	if cfg.NodeCIDRs, err = parseCIDRList("--node-cidrs", f.nodeCIDRs); err != nil {
+		return cfg, true, err
+	}
+	cfg.WidestPeerPodCIDR = f.widestPeerPodCIDR
 	if cfg.FirstPort, cfg.LastPort, err = parsePortRange(f.ports); err != nil {
 		return cfg, true, err
 	}

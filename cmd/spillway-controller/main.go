@@ -103,6 +103,8 @@ func main() {
 	flag.StringVar(&o.webhook.ServiceName, "webhook-service", "spillway-webhook", "Service in front of the manager that the API server dials")
 	flag.StringVar(&o.webhook.URL, "webhook-url", "", "base URL the API server dials instead of the Service (a manager outside the cluster)")
 	flag.StringVar(&o.webhook.SecretName, "webhook-secret", "spillway-webhook-tls", "Secret holding the webhook CA and serving certificate")
+	flag.StringVar(&o.webhook.OwnerClusterRole, "webhook-owner-cluster-role", "spillway-controller", "ClusterRole of the install that owns the webhook configurations, so that pruning the install deletes them; empty: no owner")
+	flag.DurationVar(&o.webhook.CheckInterval, "webhook-check-interval", time.Minute, "how often the webhook certificate is checked and the webhook configurations republished")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()

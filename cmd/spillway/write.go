@@ -134,7 +134,7 @@ func objectName(namespace, name string) string {
 
 func errorsJoin(err, rollback error) error {
 	if rollback != nil {
-		return fmt.Errorf("%w (and restoring the folder failed: %v)", err, rollback)
+		return fmt.Errorf("%w (and restoring the folder failed: %w)", err, rollback)
 	}
 	return err
 }

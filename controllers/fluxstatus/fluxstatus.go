@@ -50,7 +50,7 @@ func Finalize(ctx context.Context, obj Object, patcher *patch.SerialPatcher, own
 		patch.WithFieldOwner(FieldOwner),
 	}
 	if err := patcher.Patch(ctx, obj, opts...); err != nil {
-		return fmt.Errorf("patching status of %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
+		return fmt.Errorf("patching status of %s %s: %w", kindOf(obj), client.ObjectKeyFromObject(obj), err)
 	}
 	return nil
 }

@@ -32,7 +32,12 @@ func (r *NamespaceOffloadingReconciler) reconcileDelete(ctx context.Context, no 
 		if err := withdrawTwin(ctx, peer.Client, peer.TenantNamespace, no.Status.RemoteNamespaceName); err != nil {
 			return ctrl.Result{}, err
 		}
-		if still, err := twinRequested(ctx, peer.Client, peer.TenantNamespace, no.Status.RemoteNamespaceName); err == nil && still {
+		// A request that cannot be read may still hold the twin: keep the finalizer.
+		still, err := twinRequested(ctx, peer.Client, peer.TenantNamespace, no.Status.RemoteNamespaceName)
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("reading the twin request for namespace %s on cluster %s: %w", no.Status.RemoteNamespaceName, peer.ClusterName, err)
+		}
+		if still {
 			pending++
 		}
 	}

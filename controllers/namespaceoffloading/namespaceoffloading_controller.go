@@ -1,25 +1,21 @@
 // Package namespaceoffloading extends a namespace into the providers its
 // NamespaceOffloading selects: it asks each selected provider for a twin
 // namespace, reports per cluster how that went, and marks the namespace so the
-// pod webhook places its pods. It writes only status (and one label it owns).
+// pod webhook places its pods. Of what git holds it writes only status and one
+// label it owns; on deletion it deletes the namespace's offloaded pods.
 package namespaceoffloading
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/fluxcd/pkg/apis/meta"
-
-	"github.com/fluxcd/pkg/runtime/conditions"
-	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 	"github.com/spillway-dev/spillway/policies"
@@ -41,34 +37,24 @@ type NamespaceOffloadingReconciler struct {
 // +kubebuilder:rbac:groups=offloading.liqo.io,resources=namespaceoffloadings/status;namespaceoffloadings/finalizers,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=discovery.liqo.io,resources=foreignclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 
-// Reconcile follows the Flux ladder.
-func (r *NamespaceOffloadingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	no := &offloadingv1alpha1.NamespaceOffloading{}
-	if err := r.Get(ctx, req.NamespacedName, no); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+// Reconcile follows Flux's ladder (fluxstatus.Ladder): get, patcher,
+// deferred status, deletion, finalizer, suspend, work.
+func (r *NamespaceOffloadingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ladder := fluxstatus.Ladder[*offloadingv1alpha1.NamespaceOffloading]{
+		Client:    r.Client,
+		Finalizer: Finalizer,
+		New:       func() *offloadingv1alpha1.NamespaceOffloading { return &offloadingv1alpha1.NamespaceOffloading{} },
+		Suspended: func(no *offloadingv1alpha1.NamespaceOffloading) bool { return no.Spec.Suspend },
+		ObservedGeneration: func(no *offloadingv1alpha1.NamespaceOffloading) int64 {
+			return no.Status.ObservedGeneration
+		},
+		Delete: r.reconcileDelete,
+		Work:   r.reconcile,
 	}
-	patcher := patch.NewSerialPatcher(no, r.Client)
-	defer func() {
-		if !no.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(no, Finalizer) {
-			retErr = errors.Join(retErr, client.IgnoreNotFound(patcher.Patch(ctx, no)))
-			return
-		}
-		retErr = errors.Join(retErr, fluxstatus.Finalize(ctx, no, patcher))
-	}()
-	if !no.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, no)
-	}
-	if controllerutil.AddFinalizer(no, Finalizer) {
-		return ctrl.Result{Requeue: true}, nil
-	}
-	if no.Spec.Suspend {
-		fluxstatus.MarkSuspended(no)
-		return ctrl.Result{}, nil
-	}
-	fluxstatus.Begin(no, no.Status.ObservedGeneration)
-	return r.reconcile(ctx, no)
+	return ladder.Reconcile(ctx, req)
 }
 
 func (r *NamespaceOffloadingReconciler) reconcile(ctx context.Context, no *offloadingv1alpha1.NamespaceOffloading) (ctrl.Result, error) {
@@ -90,27 +76,25 @@ func (r *NamespaceOffloadingReconciler) reconcile(ctx context.Context, no *offlo
 	}
 	remoteName := policies.RemoteNamespaceName(no.Spec.NamespaceMappingStrategy, no.Namespace, r.LocalClusterName, r.LocalClusterID)
 	outcomes := r.syncTwins(ctx, no.Namespace, remoteName, nodes, selected)
-	state := computeState(remoteName, outcomes, metav1.Now())
-	keepTransitionTimes(no.Status.RemoteNamespacesConditions, state.conditions)
-	no.Status.RemoteNamespaceName = remoteName
-	no.Status.RemoteNamespacesConditions = state.conditions
-	no.Status.OffloadingPhase = state.phase
-	if state.ready {
-		conditions.MarkTrue(no, meta.ReadyCondition, state.reason, "%s", state.message)
-	} else {
-		fluxstatus.MarkNotReady(no, false, state.reason, "%s", state.message)
+	fcs := &discoveryv1alpha1.ForeignClusterList{}
+	if err := r.List(ctx, fcs); err != nil {
+		return ctrl.Result{}, err
 	}
+	state := computeState(remoteName, outcomes, peeringsWithoutNode(fcs.Items, nodes), metav1.Now())
+	applyState(no, remoteName, state)
 	return ctrl.Result{RequeueAfter: requeueAfter(state)}, nil
 }
 
-// Resyncs: a twin request is answered asynchronously by the provider.
+// Resyncs: a twin request is answered asynchronously by the provider. A
+// stalled offloading waits for the watches: new virtual nodes, changed
+// labels, new ForeignClusters.
 const (
 	fastResync = 3 * time.Second
 	slowResync = 60 * time.Second
 )
 
 func requeueAfter(s offloadingState) time.Duration {
-	if s.ready {
+	if s.ready || s.stalled {
 		return slowResync
 	}
 	return fastResync

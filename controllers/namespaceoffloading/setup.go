@@ -9,9 +9,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/reflectors/virtualnode"
 )
@@ -25,12 +27,17 @@ func (r *NamespaceOffloadingReconciler) SetupWithManager(mgr ctrl.Manager) error
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&offloadingv1alpha1.NamespaceOffloading{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.all), builder.WithPredicates(isVirtual, predicate.Or(predicate.LabelChangedPredicate{}, readyChanged()))).
+		// A new peering may come to match a selector that matches nothing:
+		// a stalled offloading waits for it again.
+		Watches(&discoveryv1alpha1.ForeignCluster{}, handler.EnqueueRequestsFromMapFunc(r.all), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(r)
 }
 
 func (r *NamespaceOffloadingReconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
 	list := &offloadingv1alpha1.NamespaceOffloadingList{}
 	if err := r.List(ctx, list); err != nil {
+		// A map function cannot return an error; the periodic resync catches up.
+		log.FromContext(ctx).Error(err, "listing NamespaceOffloadings after a virtual node changed: they are reconciled at their next resync")
 		return nil
 	}
 	out := make([]reconcile.Request, 0, len(list.Items))

@@ -44,7 +44,7 @@ func TestComputeStatePhases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
-			s := computeState("liqo-demo", tc.outcomes, now)
+			s := computeState("liqo-demo", tc.outcomes, nil, now)
 			g.Expect(s.phase).To(Equal(tc.phase))
 			g.Expect(s.ready).To(Equal(tc.ready))
 			g.Expect(s.message).To(ContainSubstring(tc.msg))
@@ -54,7 +54,7 @@ func TestComputeStatePhases(t *testing.T) {
 
 func TestComputeStateConditionsMatchTheSeed(t *testing.T) {
 	g := NewWithT(t)
-	s := computeState("liqo-demo", []peerOutcome{outcome("naples"), outcome("florence", notSelected)}, metav1.Now())
+	s := computeState("liqo-demo", []peerOutcome{outcome("naples"), outcome("florence", notSelected)}, nil, metav1.Now())
 	florence := s.conditions["florence-abc123"]
 	g.Expect(florence).To(HaveLen(1))
 	g.Expect(florence[0].Type).To(Equal(offloadingv1alpha1.NamespaceOffloadingRequiredCondition))

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
-	"github.com/fluxcd/pkg/runtime/patch"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -83,37 +82,20 @@ type ResourceOfferReconciler struct {
 // +kubebuilder:rbac:groups=virtualkubelet.liqo.io,resources=shadowpods,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;update;patch;delete
 
-// Reconcile follows Flux's ladder: get, patcher, deferred status, deletion,
-// finalizer, suspend, work.
-func (r *ResourceOfferReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	offer := &sharingv1alpha1.ResourceOffer{}
-	if err := r.Get(ctx, req.NamespacedName, offer); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+// Reconcile follows Flux's ladder (fluxstatus.Ladder): get, patcher,
+// deferred status, deletion, finalizer, suspend, work.
+func (r *ResourceOfferReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ladder := fluxstatus.Ladder[*sharingv1alpha1.ResourceOffer]{
+		Client:             r.Client,
+		Finalizer:          Finalizer,
+		OwnedConditions:    []string{ResourcesRoundedToZeroCondition},
+		New:                func() *sharingv1alpha1.ResourceOffer { return &sharingv1alpha1.ResourceOffer{} },
+		Suspended:          func(o *sharingv1alpha1.ResourceOffer) bool { return o.Spec.Suspend },
+		ObservedGeneration: func(o *sharingv1alpha1.ResourceOffer) int64 { return o.Status.ObservedGeneration },
+		Delete:             r.reconcileDelete,
+		Work:               r.reconcile,
 	}
-	patcher := patch.NewSerialPatcher(offer, r.Client)
-	defer func() {
-		if !offer.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(offer, Finalizer) {
-			// The object is about to vanish: its status can no longer be written.
-			retErr = errors.Join(retErr, client.IgnoreNotFound(patcher.Patch(ctx, offer, patch.WithFieldOwner(fluxstatus.FieldOwner))))
-			return
-		}
-		retErr = errors.Join(retErr, fluxstatus.Finalize(ctx, offer, patcher, ResourcesRoundedToZeroCondition))
-	}()
-	if !offer.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, offer)
-	}
-	if controllerutil.AddFinalizer(offer, Finalizer) {
-		// Persist it before creating anything it must clean up.
-		if err := patcher.Patch(ctx, offer, patch.WithFieldOwner(fluxstatus.FieldOwner)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer %s to ResourceOffer %s: %w", Finalizer, req.NamespacedName, err)
-		}
-	}
-	if offer.Spec.Suspend {
-		fluxstatus.MarkSuspended(offer)
-		return ctrl.Result{}, nil
-	}
-	fluxstatus.Begin(offer, offer.Status.ObservedGeneration)
-	return r.reconcile(ctx, offer)
+	return ladder.Reconcile(ctx, req)
 }
 
 // reconcile syncs the tenant and records the outcome. Errors are transient

@@ -107,6 +107,7 @@ func applyStatus(offer *sharingv1alpha1.ResourceOffer, o observation) {
 	if o.conflict == nil {
 		offer.Status.TenantNamespace, offer.Status.IdentitySecretName, offer.Status.Offered = o.tenantNamespace, o.identitySecret, o.offered
 	}
+	offer.Status.OfferedDisplay = sharingv1alpha1.DisplayResources(offer.Status.Offered)
 	if rz := roundedToZeroState(o); rz.status {
 		conditions.MarkTrue(offer, ResourcesRoundedToZeroCondition, rz.reason, "%s", rz.message)
 	} else {

@@ -73,6 +73,7 @@ func testScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	utilruntime.Must(sharingv1alpha1.AddToScheme(s))
 	return s
 }
 

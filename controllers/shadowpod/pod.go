@@ -15,6 +15,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
 )
 
 // notCopied are annotations about the ShadowPod object itself, not the pod.
@@ -32,12 +33,48 @@ func desiredPod(sp *virtualkubeletv1alpha1.ShadowPod, consumerID string, scheme 
 			Labels: podLabels(sp, consumerID), Annotations: podAnnotations(sp)},
 		Spec: *sp.Spec.Pod.DeepCopy(),
 	}
+	// Whatever the webhook said (it may have been bypassed): the provider's
+	// scheduler places the pod, and it runs as the twin's own ServiceAccount.
+	pod.Spec.NodeName = ""
+	pod.Spec.ServiceAccountName, pod.Spec.DeprecatedServiceAccount = policies.ProviderServiceAccount, ""
 	// Controller and BlockOwnerDeletion: a foreground deletion of the
 	// ShadowPod waits for the pod's graceful termination.
 	if err := controllerutil.SetControllerReference(sp, pod, scheme); err != nil {
 		return nil, fmt.Errorf("setting ShadowPod %s/%s as controller of its pod: %w", sp.Namespace, sp.Name, err)
 	}
 	return pod, nil
+}
+
+// policyViolation is why the pod policy at the offer's level refuses pod, as
+// a message naming the ShadowPod's fields, the offer and the fix; "" allows.
+// The webhook refuses such a ShadowPod already; this holds when it did not
+// run (down with a failure policy of Ignore, or bypassed).
+func policyViolation(pod *corev1.Pod, offer *sharingv1alpha1.ResourceOffer) string {
+	level := offer.EffectivePodSecurityLevel()
+	violations := policies.CheckPod(&pod.Spec, pod.Annotations, level)
+	if len(violations) == 0 {
+		return ""
+	}
+	name := "no ResourceOffer (baseline applies)"
+	if offer != nil {
+		name = "ResourceOffer " + offer.Namespace + "/" + offer.Name
+	}
+	return fmt.Sprintf("pod %s/%s was not created: it breaks the pod policy of %s (spec.podSecurityLevel %s): %s; the consumer must change the pod it offloads",
+		pod.Namespace, pod.Name, name, level, policies.DescribePodViolations("spec.pod.", violations))
+}
+
+// offerFor is the live ResourceOffer for consumer, nil when there is none.
+func (r *ShadowPodReconciler) offerFor(ctx context.Context, consumer string) (*sharingv1alpha1.ResourceOffer, error) {
+	offers := &sharingv1alpha1.ResourceOfferList{}
+	if err := r.List(ctx, offers); err != nil {
+		return nil, fmt.Errorf("listing ResourceOffers: %w", err)
+	}
+	for i := range offers.Items {
+		if offers.Items[i].Spec.ClusterID == consumer && offers.Items[i].DeletionTimestamp.IsZero() {
+			return &offers.Items[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // podLabels are the ShadowPod's labels, with the origin label overwritten by

@@ -28,7 +28,9 @@ func TestReconcileCreatesThePod(t *testing.T) {
 	g.Expect(pod.OwnerReferences).To(ConsistOf(metav1.OwnerReference{
 		APIVersion: virtualkubeletv1alpha1.GroupVersion.String(), Kind: "ShadowPod", Name: sp.Name, UID: spUID,
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}))
-	g.Expect(pod.Spec).To(Equal(sp.Spec.Pod))
+	want := sp.Spec.Pod.DeepCopy()
+	want.ServiceAccountName = "default"
+	g.Expect(pod.Spec).To(Equal(*want), "the consumer's spec, run as the twin's default ServiceAccount")
 
 	g.Expect(got.Status.Phase).To(Equal(corev1.PodPending))
 	ready := condition(got, meta.ReadyCondition)

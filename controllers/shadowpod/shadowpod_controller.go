@@ -49,6 +49,7 @@ type ShadowPodReconciler struct {
 // +kubebuilder:rbac:groups=virtualkubelet.liqo.io,resources=shadowpods/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=sharing.liqo.io,resources=resourceoffers,verbs=get;list;watch
 
 // Reconcile follows Flux's ladder: get, deletion, patcher, deferred status,
 // work. There is no finalizer: deleting a ShadowPod deletes its pod through
@@ -164,6 +165,15 @@ func (r *ShadowPodReconciler) reconcileMissingPod(ctx context.Context, s *scope)
 	if err != nil {
 		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", err)
 		return ctrl.Result{}, err
+	}
+	offer, err := r.offerFor(ctx, s.consumerID)
+	if err != nil {
+		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", err)
+		return ctrl.Result{}, err
+	}
+	if msg := policyViolation(pod, offer); msg != "" {
+		fluxstatus.MarkNotReady(sp, true, PodPolicyViolationReason, "%s", msg)
+		return ctrl.Result{}, nil
 	}
 	if previous != "" {
 		// The consumer reads the count from the pod it watches.

@@ -34,6 +34,9 @@ const (
 	PodNameTakenReason = "PodNameTaken"
 	// NotInTwinNamespaceReason: the ShadowPod is outside a twin namespace.
 	NotInTwinNamespaceReason = "NotInTwinNamespace"
+	// PodPolicyViolationReason: the pod breaks the provider's pod policy and
+	// was not created.
+	PodPolicyViolationReason = "PodPolicyViolation"
 )
 
 // conditionState is one computed condition.

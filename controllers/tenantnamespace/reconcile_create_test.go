@@ -32,6 +32,9 @@ func TestReconcileCreatesTheTwin(t *testing.T) {
 	g.Expect(twin.Labels).To(Equal(map[string]string{
 		sharingv1alpha1.TwinNamespaceLabel:   "rome-id",
 		sharingv1alpha1.RemoteClusterIDLabel: "rome-id",
+		// No offer: the baseline, the least a consumer's pods are held to.
+		"pod-security.kubernetes.io/enforce":         "baseline",
+		"pod-security.kubernetes.io/enforce-version": "latest",
 	}))
 	g.Expect(twin.Annotations).To(HaveKeyWithValue("liqo.io/local-namespace", "shop"))
 

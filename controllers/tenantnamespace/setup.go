@@ -31,6 +31,7 @@ func (r *TwinNamespaceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("twinnamespace").
 		For(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(isRequest))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.requestsForNamespace)).
+		Watches(&sharingv1alpha1.ResourceOffer{}, handler.EnqueueRequestsFromMapFunc(r.requestsForOffer)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.withdrawnRequestsForWorkload), builder.WithPredicates(deletedOnly)).
 		Watches(&virtualkubeletv1alpha1.ShadowPod{}, handler.EnqueueRequestsFromMapFunc(r.withdrawnRequestsForWorkload),
 			builder.WithPredicates(deletedOnly)).

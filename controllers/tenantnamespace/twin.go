@@ -27,9 +27,14 @@ func isTwinOf(ns *corev1.Namespace, consumerID string) bool {
 // the caller has made sure that one that exists is the consumer's.
 func (r *TwinNamespaceReconciler) ensureTwin(ctx context.Context, s *scope, existing *corev1.Namespace) error {
 	local := s.request.Data[sharingv1alpha1.TwinLocalNamespaceKey]
+	level, err := r.podSecurityLevel(ctx, s.consumerID)
+	if err != nil {
+		return err
+	}
 	if existing == nil {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.twin}}
 		twinMetadata(ns, s.consumerID, local)
+		setPodSecurityLabels(ns, level)
 		if err := r.Create(ctx, ns, client.FieldOwner(fieldOwner)); err != nil {
 			// AlreadyExists included: the next reconcile re-checks who holds the name.
 			return fmt.Errorf("creating twin Namespace %s for cluster %s: %w", s.twin, s.consumerID, err)
@@ -37,7 +42,7 @@ func (r *TwinNamespaceReconciler) ensureTwin(ctx context.Context, s *scope, exis
 		return nil
 	}
 	ns := existing.DeepCopy()
-	if !twinMetadata(ns, s.consumerID, local) {
+	if changed := twinMetadata(ns, s.consumerID, local); !setPodSecurityLabels(ns, level) && !changed {
 		return nil
 	}
 	if err := r.Patch(ctx, ns, client.MergeFrom(existing), client.FieldOwner(fieldOwner)); err != nil {

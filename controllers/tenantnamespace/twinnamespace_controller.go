@@ -62,6 +62,7 @@ type TwinNamespaceReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods/exec,verbs=get;create
 // +kubebuilder:rbac:groups="",resources=events,verbs=get;list;watch
+// +kubebuilder:rbac:groups=sharing.liqo.io,resources=resourceoffers,verbs=get;list;watch
 
 // Reconcile is a ladder: get, identify the consumer, withdrawal, validation,
 // conflict, finalizer, work, outcome.

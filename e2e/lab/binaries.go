@@ -52,7 +52,7 @@ func ResolveBinaries(progress io.Writer) (Binaries, error) {
 	}
 	for _, f := range []string{filepath.Join(b.KubeDir, "kube-apiserver"), filepath.Join(b.KubeDir, "etcd"), b.Kwok, b.KwokStages} {
 		if _, err := os.Stat(f); err != nil {
-			return b, fmt.Errorf("lab binary %s is missing (%v): unset %s/%s/%s or run hack/kubebin.sh and hack/tools.sh kwok", f, err, EnvKubeBin, EnvKwok, EnvKwokStages)
+			return b, fmt.Errorf("lab binary %s is missing (%w): unset %s/%s/%s or run hack/kubebin.sh and hack/tools.sh kwok", f, err, EnvKubeBin, EnvKwok, EnvKwokStages)
 		}
 	}
 	return b, nil

@@ -52,8 +52,10 @@ func (c *Cluster) Server() string {
 	return "https://127.0.0.1:" + strconv.Itoa(c.state.Ports.APIServer)
 }
 
-// PodCIDR and ServiceCIDR are the cluster's ranges.
-func (c *Cluster) PodCIDR() string     { return c.state.CIDRs.Pod }
+// PodCIDR is the cluster's pod range.
+func (c *Cluster) PodCIDR() string { return c.state.CIDRs.Pod }
+
+// ServiceCIDR is the cluster's Service range.
 func (c *Cluster) ServiceCIDR() string { return c.state.CIDRs.Service }
 
 // Spec is what the cluster was started with.

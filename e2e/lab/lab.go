@@ -119,7 +119,7 @@ func open(opts Options) (*Lab, error) {
 	default:
 		if err := json.Unmarshal(data, &l.state); err != nil {
 			l.Close()
-			return nil, fmt.Errorf("%s is corrupt (%v): run `make lab-down` to clear it", l.statePath(), err)
+			return nil, fmt.Errorf("%s is corrupt (%w): run `make lab-down` to clear it", l.statePath(), err)
 		}
 	}
 	return l, nil

@@ -175,7 +175,7 @@ func waitFor(ctx context.Context, what string, watched map[string]*Process, chec
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: timed out: %v", what, last)
+			return fmt.Errorf("%s: timed out: %w", what, last)
 		case <-tick.C:
 		}
 	}

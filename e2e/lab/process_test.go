@@ -39,7 +39,7 @@ func TestAliveRejectsARecycledPid(t *testing.T) {
 	g := NewWithT(t)
 	p, err := startProcess([]string{"/bin/sleep", "60"}, nil, filepath.Join(t.TempDir(), "s.log"))
 	g.Expect(err).NotTo(HaveOccurred())
-	defer p.Stop(time.Second)
+	defer func() { _ = p.Stop(time.Second) }()
 	// Same pid, recorded as another command (as after a reboot): not ours, never signalled.
 	other := &Process{PID: p.PID, Args: []string{"/usr/bin/etcd"}}
 	g.Expect(other.Alive()).To(BeFalse())

@@ -39,8 +39,9 @@ func MustSpecs(list string) []ClusterSpec {
 	return specs
 }
 
-// EnvKeep, when set to 1, leaves a suite's lab running after the suite so its
-// state and logs can be inspected; the next run of the suite clears it.
+// EnvKeep names the variable that, when set to 1, leaves a suite's lab
+// running after the suite so its state and logs can be inspected; the next
+// run of the suite clears it.
 const EnvKeep = "SPILLWAY_E2E_KEEP"
 
 // TearDownSuite stops a suite's lab unless SPILLWAY_E2E_KEEP=1.

@@ -29,6 +29,12 @@ type Config struct {
 	ExternalCIDR netip.Prefix
 	Reserved     []netip.Prefix
 	Pools        []netip.Prefix
+	// ServiceCIDRs and NodeCIDRs are local ranges a peer's pod CIDR may not
+	// overlap (the peering is refused) and remaps never use.
+	ServiceCIDRs, NodeCIDRs []netip.Prefix
+	// WidestPeerPodCIDR is the smallest prefix length a peer's pod CIDR may
+	// have; DefaultWidestPeerPodCIDR when zero.
+	WidestPeerPodCIDR int
 	// GatewayAddress is the host peers dial to reach this cluster's gateways.
 	GatewayAddress string
 	// FirstPort and LastPort bound the UDP ports handed to peerings' gateways.
@@ -54,6 +60,7 @@ type Fabric struct {
 	cfg    Config
 	client client.Client
 	ipam   *network.IPAM
+	guard  peerGuard
 	sup    *Supervisor
 	// mu serializes key Secret creation, so two peerings never get one port.
 	mu sync.Mutex
@@ -77,15 +84,21 @@ func New(cfg Config, c client.Client) (*Fabric, error) {
 	if len(cfg.Command) == 0 {
 		errs = append(errs, errors.New("--gateway-command is empty: give the spillway-gateway binary"))
 	}
+	if cfg.WidestPeerPodCIDR < 0 || cfg.WidestPeerPodCIDR > 32 {
+		errs = append(errs, fmt.Errorf("--widest-peer-pod-cidr %d is not a prefix length: use 1-32, e.g. 12 for /12", cfg.WidestPeerPodCIDR))
+	}
+	errs = append(errs, checkLocalRanges(cfg)...)
+	// Remaps must never land on the service or node ranges either.
+	reserved := append(append(append([]netip.Prefix{}, cfg.Reserved...), cfg.ServiceCIDRs...), cfg.NodeCIDRs...)
 	ipam, err := network.NewIPAM(network.IPAMConfig{LocalPodCIDR: cfg.PodCIDR, ExternalCIDR: cfg.ExternalCIDR,
-		Reserved: cfg.Reserved, Pools: cfg.Pools}, cfg.Registry)
+		Reserved: reserved, Pools: cfg.Pools}, cfg.Registry)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--pod-cidr, --external-cidr, --remap-pools: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Fabric{cfg: cfg, client: c, ipam: ipam, sup: NewSupervisor(cfg.Log)}, nil
+	return &Fabric{cfg: cfg, client: c, ipam: ipam, guard: newPeerGuard(cfg), sup: NewSupervisor(cfg.Log)}, nil
 }
 
 // Peer is one peering as the calling controller knows it.
@@ -118,6 +131,9 @@ func (f *Fabric) Sync(ctx context.Context, peer Peer, remote Published) (publish
 	rp, perr := ParseParams(remote.Source, remote.Data)
 	if perr == nil && rp.ClusterID != peer.ClusterID {
 		perr = fmt.Errorf("%s: key %q is %q, but this peering is with cluster %q: the ConfigMap belongs to another cluster", remote.Source, "clusterID", rp.ClusterID, peer.ClusterID)
+	}
+	if perr == nil {
+		perr = f.guard.check(remote.Source, rp)
 	}
 	if perr != nil {
 		// The running gateway, if any, keeps its last good configuration,

@@ -33,13 +33,21 @@ done`
 
 func newTestFabric(t *testing.T, pools ...netip.Prefix) (*Fabric, client.Client, *network.Registry) {
 	t.Helper()
+	return newTestFabricWith(t, func(cfg *Config) { cfg.Pools = pools })
+}
+
+// newTestFabricWith is newTestFabric with the Config changed by opt.
+func newTestFabricWith(t *testing.T, opt func(*Config)) (*Fabric, client.Client, *network.Registry) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	reg := network.NewRegistry()
-	f, err := New(Config{ClusterID: "rome", PodCIDR: mustPrefix("10.244.0.0/16"), Pools: pools,
+	cfg := Config{ClusterID: "rome", PodCIDR: mustPrefix("10.244.0.0/16"),
 		GatewayAddress: "198.18.0.1", FirstPort: 51820, LastPort: 51822, Namespace: "liqo",
-		StateDir: t.TempDir(), Command: []string{"/bin/sh", "-c", fakeGateway, "gw"}, Registry: reg}, c)
+		StateDir: t.TempDir(), Command: []string{"/bin/sh", "-c", fakeGateway, "gw"}, Registry: reg}
+	opt(&cfg)
+	f, err := New(cfg, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +136,9 @@ func TestAKilledGatewayIsRestarted(t *testing.T) {
 		return st.Phase == PhaseConnected && first != ""
 	})
 	var pid int
-	fmt.Sscan(first, &pid)
+	if _, err := fmt.Sscan(first, &pid); err != nil {
+		t.Fatalf("pid file holds %q: %v", first, err)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

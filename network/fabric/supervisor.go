@@ -184,11 +184,12 @@ func (p *supervised) runOnce(ctx context.Context, log *slog.Logger) string {
 	case <-ctx.Done():
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	// The exit status of a gateway we stopped says nothing: it is dropped.
 	select {
-	case <-waited:
+	case <-waited: //nolint:errcheck // see above
 	case <-time.After(stopGrace):
 		_ = cmd.Process.Kill()
-		<-waited
+		<-waited //nolint:errcheck // see above
 	}
 	p.mu.Lock()
 	p.state.Running = false

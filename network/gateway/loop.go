@@ -38,7 +38,7 @@ func (g *Gateway) ensurePeer(configured string) string {
 		return configured // a DNS hiccup: keep the address that worked
 	}
 	if err != nil {
-		g.obs.peerErr = fmt.Errorf("--peer-endpoint %s does not resolve (%v): fix the host name or use an IP address", g.cfg.PeerEndpoint, err)
+		g.obs.peerErr = fmt.Errorf("--peer-endpoint %s does not resolve (%w): fix the host name or use an IP address", g.cfg.PeerEndpoint, err)
 		return configured
 	}
 	if addr.String() == configured && g.obs.peerErr == nil {

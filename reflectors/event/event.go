@@ -8,7 +8,6 @@ package event
 import (
 	"context"
 	"fmt"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sync"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"

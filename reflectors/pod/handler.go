@@ -19,18 +19,19 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
 
 // ReasonOffloadingBackOff is the reason a pod bound to a virtual node shows
 // while its namespace is not offloaded to that node's cluster.
 const ReasonOffloadingBackOff = "OffloadingBackOff"
 
+// ReasonProviderPodPolicy is the reason of a pod failed because the
+// provider's pod policy refuses it: retrying the same pod cannot help.
+const ReasonProviderPodPolicy = "ProviderPodPolicy"
+
 // ErrNotOffloaded means a namespace has no ready twin on this provider.
 var ErrNotOffloaded = errors.New("namespace not offloaded to this cluster")
-
-// NamespaceMapper returns the twin of a local namespace on this handler's
-// provider, or an error wrapping ErrNotOffloaded.
-type NamespaceMapper func(ctx context.Context, localNamespace string) (string, error)
 
 // Handler is virtual-kubelet's PodLifecycleHandler for one peering. Every
 // method may be called more than once for the same pod (virtual-kubelet
@@ -39,9 +40,11 @@ type NamespaceMapper func(ctx context.Context, localNamespace string) (string, e
 type Handler struct {
 	// Remote is a client for the provider with the consumer's identity and
 	// Spillway's scheme; Twins watches the provider's pods.
-	Remote         client.Client
-	Twins          *TwinWatcher
-	Namespaces     NamespaceMapper
+	Remote client.Client
+	Twins  *TwinWatcher
+	// Namespaces maps a pod's namespace to its twin on the provider; its
+	// errors wrap ErrNotOffloaded when the namespace has no ready twin there.
+	Namespaces     reflection.NamespaceMapper
 	LocalClusterID string
 	RemoteID       string
 	NodeIP         string
@@ -61,6 +64,7 @@ type Handler struct {
 	notify  func(*corev1.Pod)
 	local   map[string]*corev1.Pod // last local pod seen, by namespace/name
 	pending map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
+	refused map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
 }
 
 func key(ns, name string) string { return ns + "/" + name }
@@ -87,19 +91,45 @@ func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	h.Twins.Watch(remoteNs, pod.Namespace)
 	sp := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
 	WithAPIAccess(&sp.Spec.Pod, pod, h.APIServerURL)
-	if err := h.Remote.Create(ctx, sp); err != nil && !apierrors.IsAlreadyExists(err) {
+	if why := RefusedByEveryProvider(sp); why != "" {
+		h.refuse(pod, why)
+		return nil
+	}
+	err = h.Remote.Create(ctx, sp)
+	switch {
+	case apierrors.IsInvalid(err):
+		// The provider's pod policy (422 from its webhook) or schema: permanent.
+		h.refuse(pod, fmt.Sprintf("provider %s refused its ShadowPod: %v", h.ClusterName, err))
+		return nil
+	case err != nil && !apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("creating ShadowPod %s/%s on the provider: %w", remoteNs, sp.Name, err)
 	}
 	return nil
+}
+
+// refuse fails pod for good, as a kubelet fails a pod it cannot admit: its
+// controller sees why and may create a corrected one.
+func (h *Handler) refuse(pod *corev1.Pod, why string) {
+	p := pod.DeepCopy()
+	p.Status.Phase = corev1.PodFailed
+	p.Status.Reason = ReasonProviderPodPolicy
+	p.Status.Message = fmt.Sprintf("not offloaded to %s: %s", pod.Spec.NodeName, why)
+	h.mu.Lock()
+	if h.refused == nil {
+		h.refused = map[string]*corev1.Pod{}
+	}
+	h.refused[key(pod.Namespace, pod.Name)] = p
+	h.mu.Unlock()
+	h.emit(p)
 }
 
 // UpdatePod propagates label and annotation changes; a pod spec is immutable
 // beyond what the provider's ShadowPod controller can apply.
 func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	h.remember(pod)
-	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
-	if err != nil {
-		return nil
+	remoteNs, err := h.twinOf(ctx, pod.Namespace)
+	if err != nil || remoteNs == "" {
+		return err
 	}
 	want := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
 	sp := &virtualkubeletv1alpha1.ShadowPod{}
@@ -110,6 +140,20 @@ func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	return h.Remote.Update(ctx, sp)
 }
 
+// twinOf maps namespace for UpdatePod and DeletePod: "" and no error when
+// the namespace is not offloaded here (no ShadowPod can exist for its pods),
+// the error when the mapping could not be read, so virtual-kubelet retries.
+func (h *Handler) twinOf(ctx context.Context, namespace string) (string, error) {
+	remoteNs, err := h.Namespaces(ctx, namespace)
+	switch {
+	case errors.Is(err, ErrNotOffloaded):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("mapping namespace %s to its twin on cluster %s: %w", namespace, h.clusterName(), err)
+	}
+	return remoteNs, nil
+}
+
 // DeletePod deletes the ShadowPod; the provider's garbage collector removes the
 // pod with its own grace period, and the watch reports it gone.
 func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
@@ -117,9 +161,9 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	// pod is released at once (see reportGone).
 	h.remember(pod)
 	h.clearPending(pod)
-	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
-	if err != nil {
-		return nil
+	remoteNs, err := h.twinOf(ctx, pod.Namespace)
+	if err != nil || remoteNs == "" {
+		return err
 	}
 	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: remoteNs}}
 	if err := h.Remote.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {
@@ -136,6 +180,12 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 func (h *Handler) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
 	if p := h.pendingPod(namespace, name); p != nil {
 		return p, nil
+	}
+	h.mu.Lock()
+	refused := h.refused[key(namespace, name)]
+	h.mu.Unlock()
+	if refused != nil {
+		return refused.DeepCopy(), nil
 	}
 	remotePod, ok := h.Twins.Get(namespace, name)
 	if !ok {
@@ -299,6 +349,7 @@ func (h *Handler) clearPending(pod *corev1.Pod) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.pending, key(pod.Namespace, pod.Name))
+	delete(h.refused, key(pod.Namespace, pod.Name))
 }
 
 // RetryPending creates the pods that waited for their namespace, every

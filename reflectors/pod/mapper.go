@@ -4,22 +4,29 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
+	"github.com/spillway-dev/spillway/reflectors/reflection"
 )
 
 // OffloadingMapper maps a local namespace to its twin on one provider by
 // reading the namespace's NamespaceOffloading status: the twin must be Ready
 // on that provider, or pods wait (OffloadingBackOff).
-func OffloadingMapper(c client.Reader, clusterName, clusterID string) NamespaceMapper {
+func OffloadingMapper(c client.Reader, clusterName, clusterID string) reflection.NamespaceMapper {
 	peerKey := policies.UniqueClusterName(clusterName, clusterID)
 	return func(ctx context.Context, localNs string) (string, error) {
 		no := &offloadingv1alpha1.NamespaceOffloading{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: localNs, Name: offloadingv1alpha1.RequiredName}, no); err != nil {
-			return "", fmt.Errorf("%w: namespace %s has no NamespaceOffloading (%v)", ErrNotOffloaded, localNs, client.IgnoreNotFound(err))
+		err := c.Get(ctx, client.ObjectKey{Namespace: localNs, Name: offloadingv1alpha1.RequiredName}, no)
+		switch {
+		case apierrors.IsNotFound(err):
+			return "", fmt.Errorf("%w: namespace %s has no NamespaceOffloading", ErrNotOffloaded, localNs)
+		case err != nil:
+			// A failed read says nothing about the namespace: not ErrNotOffloaded.
+			return "", fmt.Errorf("reading the NamespaceOffloading of namespace %s: %w", localNs, err)
 		}
 		for _, c := range no.Status.RemoteNamespacesConditions[peerKey] {
 			if c.Type == offloadingv1alpha1.NamespaceReadyCondition && c.Status == metav1.ConditionTrue && no.Status.RemoteNamespaceName != "" {

@@ -11,10 +11,10 @@ import (
 	vkapi "github.com/virtual-kubelet/virtual-kubelet/node/api"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 	utilexec "k8s.io/client-go/util/exec"
+	"k8s.io/streaming/pkg/httpstream"
 	"k8s.io/utils/ptr"
 )
 
@@ -105,9 +105,14 @@ func (h *Handler) executor(u *url.URL) (remotecommand.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
+	return remotecommand.NewFallbackExecutor(ws, spdy, shouldFallBackToSPDY)
+}
+
+// shouldFallBackToSPDY reports whether a websocket exec failed in a way SPDY
+// may not. client-go's websocket transport returns k8s.io/streaming's error
+// types: apimachinery's deprecated httpstream copies never match them.
+func shouldFallBackToSPDY(err error) bool {
+	return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 }
 
 func (h *Handler) clusterName() string {

@@ -1,11 +1,14 @@
 package pod
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	vkapi "github.com/virtual-kubelet/virtual-kubelet/node/api"
+	"k8s.io/streaming/pkg/httpstream"
 )
 
 func TestPodLogOptionsKeepWhatKubectlAskedFor(t *testing.T) {
@@ -24,4 +27,13 @@ func TestPodLogOptionsKeepWhatKubectlAskedFor(t *testing.T) {
 	g.Expect(none.LimitBytes).To(BeNil())
 	g.Expect(*none.SinceSeconds).To(Equal(int64(30)))
 	g.Expect(none.SinceTime).To(BeNil())
+}
+
+// client-go's websocket round tripper reports a refused upgrade with
+// k8s.io/streaming's UpgradeFailureError; exec must then retry over SPDY.
+func TestExecFallsBackToSPDYWhenTheWebsocketUpgradeFails(t *testing.T) {
+	g := NewWithT(t)
+	refused := fmt.Errorf("exec: %w", &httpstream.UpgradeFailureError{Cause: errors.New("websocket: bad handshake")})
+	g.Expect(shouldFallBackToSPDY(refused)).To(BeTrue())
+	g.Expect(shouldFallBackToSPDY(errors.New("container not found"))).To(BeFalse())
 }

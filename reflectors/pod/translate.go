@@ -16,6 +16,7 @@ import (
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/network"
+	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/serviceaccount"
 )
 
@@ -67,6 +68,20 @@ func RemotePodSpec(pod *corev1.Pod) corev1.PodSpec {
 		spec.Containers[i].VolumeMounts = withoutAPIAccessMounts(spec.Containers[i].VolumeMounts)
 	}
 	return spec
+}
+
+// RefusedByEveryProvider is why no provider would run the translated
+// ShadowPod, as a message naming the local pod's fields and the fix; "" when
+// the baseline pod policy, the least any provider enforces, allows it. The
+// consumer fails such a pod at once rather than send what the provider's
+// webhook refuses. A provider at the restricted level may refuse more: its
+// denial comes back from the create.
+func RefusedByEveryProvider(sp *virtualkubeletv1alpha1.ShadowPod) string {
+	violations := policies.CheckPod(&sp.Spec.Pod, sp.Annotations, sharingv1alpha1.PodSecurityBaseline)
+	if len(violations) == 0 {
+		return ""
+	}
+	return "providers run offloaded pods at least at the Pod Security baseline level: " + policies.DescribePodViolations("spec.", violations)
 }
 
 // antiAffinityFor keeps only what the liqo.io/anti-affinity-preset annotation

@@ -1,7 +1,6 @@
 package pod
 
 import (
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +8,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 )

@@ -205,7 +205,7 @@ func (r *Reflector) write(ctx context.Context, want *corev1.Secret) error {
 	case err != nil:
 		return err
 	case !reflection.IsCopyFor(got, &r.Peer):
-		return fmt.Errorf("Secret %s/%s on %s exists and is not Spillway's: the token is not written; delete it on %s",
+		return fmt.Errorf("token Secret %s/%s on %s exists and is not Spillway's: the token is not written; delete it on %s",
 			want.Namespace, want.Name, r.Peer.RemoteClusterName, r.Peer.RemoteClusterName)
 	}
 	got.Labels, got.Data = want.Labels, want.Data

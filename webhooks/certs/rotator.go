@@ -1,6 +1,7 @@
 package certs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -107,10 +108,14 @@ func (r *Rotator) now() time.Time {
 }
 
 // writeFiles replaces the key pair atomically, so the server never reads a
-// certificate with the wrong key.
+// certificate with the wrong key. Unchanged files are left alone: Ensure runs
+// every check interval, and each rewrite makes the server reload.
 func writeFiles(dir string, b Bundle) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
+	}
+	if unchanged(dir, b) {
+		return nil
 	}
 	for _, name := range []string{TLSKeyKey, TLSCertKey} {
 		tmp := filepath.Join(dir, "."+name+".tmp")
@@ -122,4 +127,14 @@ func writeFiles(dir string, b Bundle) error {
 		}
 	}
 	return nil
+}
+
+// unchanged reports whether dir already holds b's key pair.
+func unchanged(dir string, b Bundle) bool {
+	for _, name := range []string{TLSKeyKey, TLSCertKey} {
+		if old, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(old, b[name]) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,8 +1,17 @@
-// Package shadowpod is the provider's validating webhook of ShadowPods: a
-// consumer may run, across all its twin namespaces, no more than its
-// ResourceOffer grants. The virtual node's capacity already stops the
-// consumer's scheduler from overbooking; this is the provider's own check,
-// which a misbehaving or misconfigured consumer cannot skip.
+// Package shadowpod is the provider's validating webhook of ShadowPods, on
+// CREATE and UPDATE. A consumer's token may create ShadowPods, and each
+// becomes a real pod here, so nothing the consumer sends is trusted:
+//   - the pod must pass the provider's pod policy (policies.CheckPod) at the
+//     level its ResourceOffer names: no privileged or host-sharing pods, no
+//     nodeName, no ServiceAccount but the twin's default;
+//   - an update may change only what Kubernetes lets change of a running pod
+//     (policies.CheckPodUpdate);
+//   - the consumer may run, across all its twin namespaces, no more than its
+//     ResourceOffer grants, counted as Kubernetes counts requests.
+//
+// The virtual node's capacity already stops the consumer's scheduler from
+// overbooking; this is the provider's own check, which a misbehaving or
+// misconfigured consumer cannot skip.
 package shadowpod
 
 import (
@@ -12,6 +21,8 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -28,16 +39,25 @@ type Validator struct {
 	// Reader reads namespaces, offers and ShadowPods (the manager's cache).
 	Reader  client.Reader
 	Decoder admission.Decoder
+
+	ledger ledger
 }
 
 // Handle answers one ShadowPod creation or update.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if req.Operation == admissionv1.Delete {
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
 	sp := &virtualkubeletv1alpha1.ShadowPod{}
 	if err := v.Decoder.DecodeRaw(req.Object, sp); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
+	}
+	var old *virtualkubeletv1alpha1.ShadowPod
+	if req.Operation == admissionv1.Update {
+		old = &virtualkubeletv1alpha1.ShadowPod{}
+		if err := v.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
 	}
 	ns := &corev1.Namespace{}
 	if err := v.Reader.Get(ctx, client.ObjectKey{Name: req.Namespace}, ns); err != nil {
@@ -47,36 +67,83 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	if consumer == "" {
 		return admission.Denied(fmt.Sprintf("namespace %s is not a twin namespace of any consumer: ShadowPods are only accepted in the namespaces a consumer's offloading created", req.Namespace))
 	}
-	offer, err := v.offerFor(ctx, consumer)
+	offer, err := offerFor(ctx, v.Reader, consumer)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	if offer == nil {
 		return admission.Denied(fmt.Sprintf("no ResourceOffer on this cluster has spec.clusterId %q: commit one for consumer %s before it offloads pods", consumer, consumer))
 	}
-	used, err := v.usedBy(ctx, consumer, client.ObjectKeyFromObject(sp))
+	if msg := policyDenial(old, sp, offer); msg != "" {
+		return invalid(msg)
+	}
+	if old != nil && equality.Semantic.DeepEqual(policies.PodRequests(&old.Spec.Pod), policies.PodRequests(&sp.Spec.Pod)) {
+		// The pod takes what it took: a label or image change never needs room.
+		return admission.Allowed("")
+	}
+	return v.admitQuota(ctx, consumer, sp, offer)
+}
+
+// policyDenial is the pod policy's verdict as a message naming the
+// ShadowPod, the offer and its level, each field and its fix; "" allows.
+// An update is held to the pod update rules, and to the pod policy only when
+// it changes the pod: like Pod Security admission, a tighter level does not
+// stop the consumer from relabelling a pod admitted under the looser one.
+func policyDenial(old, sp *virtualkubeletv1alpha1.ShadowPod, offer *sharingv1alpha1.ResourceOffer) string {
+	var violations []policies.PodViolation
+	if old != nil {
+		violations = policies.CheckPodUpdate(&old.Spec.Pod, &sp.Spec.Pod)
+	}
+	if old == nil || !equality.Semantic.DeepEqual(old.Spec.Pod, sp.Spec.Pod) || !equality.Semantic.DeepEqual(old.Annotations, sp.Annotations) {
+		violations = append(violations, policies.CheckPod(&sp.Spec.Pod, sp.Annotations, offer.EffectivePodSecurityLevel())...)
+	}
+	if len(violations) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ShadowPod %s/%s breaks the pod policy of ResourceOffer %s/%s (spec.podSecurityLevel %s) for consumer %s: %s",
+		sp.Namespace, sp.Name, offer.Namespace, offer.Name, offer.EffectivePodSecurityLevel(), offer.Spec.ClusterID,
+		policies.DescribePodViolations("spec.pod.", violations))
+}
+
+// invalid denies with 422 Invalid rather than 403 Forbidden: the API server
+// passes the code on, and it tells the consumer that retrying the same pod
+// will never help (a full offer, 403, may pass later).
+func invalid(msg string) admission.Response {
+	resp := admission.Denied(msg)
+	resp.Result.Code = http.StatusUnprocessableEntity
+	resp.Result.Reason = metav1.StatusReasonInvalid
+	return resp
+}
+
+// admitQuota allows the ShadowPod when what the consumer already runs plus
+// its requests fit the offer. Decisions for one consumer are serialized and
+// remember what they admitted until the cache shows it (see ledger), so
+// concurrent creates never overshoot the offer.
+func (v *Validator) admitQuota(ctx context.Context, consumer string, sp *virtualkubeletv1alpha1.ShadowPod, offer *sharingv1alpha1.ResourceOffer) admission.Response {
+	unlock := v.ledger.lock(consumer)
+	defer unlock()
+	used, err := v.usedBy(ctx, consumer, admittedKey(sp))
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	return verdict(sp, offer, used)
-}
-
-// verdict allows the ShadowPod when used plus its requests fit the offer.
-func verdict(sp *virtualkubeletv1alpha1.ShadowPod, offer *sharingv1alpha1.ResourceOffer, used corev1.ResourceList) admission.Response {
-	missing := policies.MissingFromOffer(offer.Status.Offered, used, policies.PodRequests(&sp.Spec.Pod))
-	if len(missing) == 0 {
-		return admission.Allowed("")
+	requests := policies.PodRequests(&sp.Spec.Pod)
+	limits := policies.OfferLimits(offer.Status.Offered)
+	missing := policies.MissingFromOffer(limits, used, requests)
+	if len(missing) > 0 {
+		return admission.Denied(fmt.Sprintf("ShadowPod %s/%s does not fit ResourceOffer %s/%s for consumer %s: missing %s "+
+			"(offered %s; already used by the consumer's other pods %s): raise the offer's spec.resources.limits or sharingPercentage, or run fewer pods",
+			sp.Namespace, sp.Name, offer.Namespace, offer.Name, offer.Spec.ClusterID, policies.DescribeResources(missing),
+			policies.DescribeResources(limits), policies.DescribeResources(used)))
 	}
-	return admission.Denied(fmt.Sprintf("ShadowPod %s/%s does not fit ResourceOffer %s/%s for consumer %s: missing %s "+
-		"(offered %s; already used by the consumer's other pods %s): raise the offer's spec.resources.limits or sharingPercentage, or run fewer pods",
-		sp.Namespace, sp.Name, offer.Namespace, offer.Name, offer.Spec.ClusterID, policies.DescribeResources(missing),
-		policies.DescribeResources(offer.Status.Offered), policies.DescribeResources(used)))
+	v.ledger.reserve(consumer, admittedKey(sp), requests)
+	return admission.Allowed("")
 }
 
-func (v *Validator) offerFor(ctx context.Context, consumer string) (*sharingv1alpha1.ResourceOffer, error) {
+// offerFor is the live ResourceOffer for consumer, nil when there is none.
+func offerFor(ctx context.Context, r client.Reader, consumer string) (*sharingv1alpha1.ResourceOffer, error) {
 	offers := &sharingv1alpha1.ResourceOfferList{}
-	if err := v.Reader.List(ctx, offers); err != nil {
-		return nil, err
+	if err := r.List(ctx, offers); err != nil {
+		return nil, fmt.Errorf("listing ResourceOffers: %w", err)
 	}
 	for i := range offers.Items {
 		if offers.Items[i].Spec.ClusterID == consumer && offers.Items[i].DeletionTimestamp.IsZero() {
@@ -86,14 +153,16 @@ func (v *Validator) offerFor(ctx context.Context, consumer string) (*sharingv1al
 	return nil, nil
 }
 
-// usedBy sums the requests of the consumer's ShadowPods in all its twins, but
-// the one under review (an update replaces it) and those being deleted or done.
-func (v *Validator) usedBy(ctx context.Context, consumer string, except client.ObjectKey) (corev1.ResourceList, error) {
+// usedBy sums the requests of the consumer's ShadowPods in all its twins,
+// but the one under review (an update replaces it) and those being deleted
+// or done, plus those admitted that the cache does not show yet.
+func (v *Validator) usedBy(ctx context.Context, consumer, except string) (corev1.ResourceList, error) {
 	twins := &corev1.NamespaceList{}
 	if err := v.Reader.List(ctx, twins, client.MatchingLabels{sharingv1alpha1.TwinNamespaceLabel: consumer}); err != nil {
 		return nil, err
 	}
 	used := corev1.ResourceList{}
+	seen := map[string]bool{}
 	for _, ns := range twins.Items {
 		sps := &virtualkubeletv1alpha1.ShadowPodList{}
 		if err := v.Reader.List(ctx, sps, client.InNamespace(ns.Name)); err != nil {
@@ -101,12 +170,14 @@ func (v *Validator) usedBy(ctx context.Context, consumer string, except client.O
 		}
 		for i := range sps.Items {
 			sp := &sps.Items[i]
-			if client.ObjectKeyFromObject(sp) == except || !sp.DeletionTimestamp.IsZero() ||
+			seen[admittedKey(sp)] = true
+			if admittedKey(sp) == except || !sp.DeletionTimestamp.IsZero() ||
 				sp.Status.Phase == corev1.PodSucceeded || sp.Status.Phase == corev1.PodFailed {
 				continue
 			}
 			policies.AddRequests(used, policies.PodRequests(&sp.Spec.Pod))
 		}
 	}
+	policies.AddRequests(used, v.ledger.pending(consumer, seen, except))
 	return used, nil
 }

@@ -59,7 +59,8 @@ const (
 	// the other directly, without going through the cluster network fabric.
 	PeeringTypeOutOfBand PeeringType = "OutOfBand"
 	// PeeringTypeInBand means the API servers are reached through the network
-	// fabric, so networking must be enabled first.
+	// fabric. Liqo's value, kept in the enum so its manifests get a clear
+	// error: Spillway does not implement it and refuses it at admission.
 	PeeringTypeInBand PeeringType = "InBand"
 )
 
@@ -100,7 +101,9 @@ type SecretReference struct {
 }
 
 // ForeignClusterSpec is the desired relationship with one remote cluster.
-// +kubebuilder:validation:XValidation:rule="!(has(self.peeringType) && self.peeringType == 'InBand' && has(self.networkingEnabled) && self.networkingEnabled == 'No')",message="spec.peeringType InBand reaches the remote API server through the network fabric: set spec.networkingEnabled to Yes or use peeringType OutOfBand"
+// Three Liqo fields are accepted only with values Spillway honours, and refused
+// with a message saying what to do otherwise: a value that is stored but
+// ignored would tell the user something that is not happening.
 type ForeignClusterSpec struct {
 	// ClusterIdentity identifies the remote cluster.
 	// +required
@@ -112,15 +115,22 @@ type ForeignClusterSpec struct {
 	// +kubebuilder:default=Auto
 	OutgoingPeeringEnabled PeeringEnabled `json:"outgoingPeeringEnabled,omitempty"`
 
-	// IncomingPeeringEnabled controls whether the remote cluster may consume
-	// resources of this cluster.
+	// IncomingPeeringEnabled is Liqo's switch for the remote cluster consuming
+	// this one. In Spillway that peering exists exactly when this cluster's git
+	// holds a ResourceOffer naming the remote cluster, and status reports it as
+	// IncomingPeering. Auto and No are accepted so Liqo manifests apply
+	// unchanged; Yes is refused, because this object cannot grant it.
 	// +optional
 	// +kubebuilder:default=Auto
+	// +kubebuilder:validation:XValidation:rule="self != 'Yes'",message="spec.incomingPeeringEnabled Yes is not supported: a ForeignCluster only governs this cluster consuming the peer; the peer consumes this cluster when this cluster's git holds a ResourceOffer for it (spec.clusterID). Leave the field out (Auto) or set No"
 	IncomingPeeringEnabled PeeringEnabled `json:"incomingPeeringEnabled,omitempty"`
 
-	// PeeringType selects how the control planes reach each other.
+	// PeeringType selects how the control planes reach each other. Only
+	// OutOfBand (the API server reached directly) is implemented; InBand is
+	// refused at admission.
 	// +optional
 	// +kubebuilder:default=OutOfBand
+	// +kubebuilder:validation:XValidation:rule="self != 'InBand'",message="spec.peeringType InBand (API servers reached through the network fabric) is not implemented: only OutOfBand is. Make the provider's API server reachable from this cluster, then leave the field out or set OutOfBand"
 	PeeringType PeeringType `json:"peeringType,omitempty"`
 
 	// NetworkingEnabled controls whether cross-cluster pod networking is set up.
@@ -128,9 +138,11 @@ type ForeignClusterSpec struct {
 	// +kubebuilder:default=Yes
 	NetworkingEnabled NetworkingEnabled `json:"networkingEnabled,omitempty"`
 
-	// InsecureSkipTLSVerify disables verification of the remote API server's
-	// certificate. Meant for labs only; nil means verify.
+	// InsecureSkipTLSVerify is Liqo's switch to skip verifying the remote API
+	// server's certificate. Spillway always verifies it, so true is refused;
+	// false is accepted so Liqo manifests apply unchanged.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!self",message="spec.insecureSkipTLSVerify true is not supported: Spillway always verifies the provider's API server certificate. Put the provider's CA in the credentials Secret (key ca.crt, or the kubeconfig's certificate-authority-data) and remove the field"
 	InsecureSkipTLSVerify *bool `json:"insecureSkipTLSVerify,omitempty"`
 
 	// ForeignAuthURL is the address of the remote authentication service.

@@ -18,6 +18,8 @@ package v1alpha1_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -103,8 +105,9 @@ func TestCELRulesArePresent(t *testing.T) {
 	g.Expect(rules).To(HaveKey("spec.clusterIdentity.clusterID"))
 	g.Expect(rules["spec.clusterIdentity.clusterID"][0].Rule).To(Equal("self == oldSelf"))
 	g.Expect(rules["spec.clusterIdentity.clusterID"][0].Message).To(ContainSubstring("immutable"))
-	g.Expect(rules).To(HaveKey("spec"))
-	g.Expect(rules["spec"][0].Rule).To(ContainSubstring("InBand"))
+	g.Expect(rules).To(HaveKey("spec.peeringType"))
+	g.Expect(rules).To(HaveKey("spec.incomingPeeringEnabled"))
+	g.Expect(rules).To(HaveKey("spec.insecureSkipTLSVerify"))
 	g.Expect(rules).To(HaveKey("spec.interval"))
 	g.Expect(rules).To(HaveKey("spec.foreignAuthUrl"))
 	g.Expect(rules).To(HaveKey("spec.foreignProxyUrl"))
@@ -154,16 +157,21 @@ func TestAdmissionOnCreate(t *testing.T) {
   incomingPeeringEnabled: "No"
   peeringType: OutOfBand
   networkingEnabled: "Yes"
-  insecureSkipTLSVerify: true
+  insecureSkipTLSVerify: false
   foreignAuthUrl: https://203.0.113.10:30443
   foreignProxyUrl: http://203.0.113.10:8118`},
-		{name: "in-band with networking", spec: "spec: {clusterIdentity: {clusterID: a}, peeringType: InBand}"},
+		{name: "liqo defaults spelled out", spec: "spec: {clusterIdentity: {clusterID: a}, incomingPeeringEnabled: Auto, peeringType: OutOfBand}"},
+		{name: "in-band is not implemented", spec: "spec: {clusterIdentity: {clusterID: a}, peeringType: InBand}", wantErr: "spec.peeringType InBand (API servers reached through the network fabric) is not implemented: only OutOfBand is"},
+		{name: "in-band without networking", spec: "spec: {clusterIdentity: {clusterID: a}, peeringType: InBand, networkingEnabled: \"No\"}", wantErr: "only OutOfBand is"},
+		{name: "skipping TLS verification is refused", spec: "spec: {clusterIdentity: {clusterID: a}, insecureSkipTLSVerify: true}", wantErr: "Spillway always verifies the provider's API server certificate. Put the provider's CA in the credentials Secret"},
+		{name: "incoming peering is a ResourceOffer", spec: "spec: {clusterIdentity: {clusterID: a}, incomingPeeringEnabled: \"Yes\"}", wantErr: "holds a ResourceOffer for it"},
+		{name: "incoming peering off", spec: "spec: {clusterIdentity: {clusterID: a}, incomingPeeringEnabled: \"No\"}"},
+		{name: "outgoing peering yes is still fine", spec: "spec: {clusterIdentity: {clusterID: a}, outgoingPeeringEnabled: \"Yes\"}"},
 		{name: "missing spec", spec: "", wantErr: "spec: Required"},
 		{name: "missing identity", spec: "spec: {suspend: true}", wantErr: "spec.clusterIdentity: Required"},
 		{name: "empty cluster ID", spec: "spec: {clusterIdentity: {clusterID: \"\"}}", wantErr: "spec.clusterIdentity.clusterID"},
 		{name: "bad peering enum", spec: "spec: {clusterIdentity: {clusterID: a}, outgoingPeeringEnabled: Maybe}", wantErr: "spec.outgoingPeeringEnabled: Unsupported value"},
 		{name: "bad peering type", spec: "spec: {clusterIdentity: {clusterID: a}, peeringType: Sideways}", wantErr: "spec.peeringType: Unsupported value"},
-		{name: "in-band without networking", spec: "spec: {clusterIdentity: {clusterID: a}, peeringType: InBand, networkingEnabled: \"No\"}", wantErr: "set spec.networkingEnabled to Yes"},
 		{name: "interval too short", spec: "spec: {clusterIdentity: {clusterID: a}, interval: 500ms}", wantErr: "spec.interval must be at least 1s"},
 		{name: "interval not a duration", spec: "spec: {clusterIdentity: {clusterID: a}, interval: soon}", wantErr: "spec.interval"},
 		{name: "interval ok", spec: "spec: {clusterIdentity: {clusterID: a}, interval: 1m30s}"},
@@ -321,4 +329,19 @@ func TestSchemeAndDeepCopy(t *testing.T) {
 	g.Expect(orig.Spec.CredentialsSecretRef.Name).To(Equal("a"))
 	g.Expect(orig.Spec.Interval.Duration).To(Equal(time.Second))
 	g.Expect(orig.Status.PeeringConditions[0].Status).To(BeEmpty())
+}
+
+// Every ForeignCluster the fleet in clusters/ commits is admitted: the rules
+// refusing Liqo values Spillway does not implement leave Liqo's defaults alone.
+func TestFleetForeignClustersAreAdmitted(t *testing.T) {
+	g := NewWithT(t)
+	files, err := filepath.Glob(filepath.Join(crdtest.BasesDir(), "..", "..", "..", "clusters", "*", "config", "foreigncluster-*.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(files).NotTo(BeEmpty())
+	a := admission(g)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(a.Validate(crdtest.MustDecode(string(data)), nil)).To(BeEmpty(), f)
+	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package crdtest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -136,4 +137,64 @@ func TestValidateCRDRejectsBrokenSchemas(t *testing.T) {
 		ContainSubstring("noSuchField"),
 		ContainSubstring("peeringConditions"),
 	)))
+}
+
+// kubectl explain shows the descriptions the CRD carries: the kinds people
+// write in git must keep their fields' documentation (controller-gen drops
+// it with maxDescLen=0).
+func TestWrittenKindsExplainTheirFields(t *testing.T) {
+	for file, want := range map[string]map[string]string{
+		"discovery.liqo.io_foreignclusters.yaml": {
+			"clusterIdentity":        "identifies the remote cluster",
+			"outgoingPeeringEnabled": "controls whether this cluster consumes resources",
+		},
+		"sharing.liqo.io_resourceoffers.yaml": {
+			"clusterId":         "cluster ID of the consumer this offer is for",
+			"sharingPercentage": "offers this percentage",
+		},
+		"offloading.liqo.io_namespaceoffloadings.yaml": {
+			"clusterSelector":          "picks the peers to extend the namespace to",
+			"namespaceMappingStrategy": "decides the remote namespace name",
+		},
+	} {
+		t.Run(file, func(t *testing.T) {
+			g := NewWithT(t)
+			crd, err := Load(file)
+			g.Expect(err).NotTo(HaveOccurred())
+			for _, v := range crd.Spec.Versions {
+				root := v.Schema.OpenAPIV3Schema
+				g.Expect(root.Description).NotTo(BeEmpty(), "%s %s: the kind's own description", file, v.Name)
+				spec := root.Properties["spec"]
+				g.Expect(spec.Description).NotTo(BeEmpty(), "%s %s: spec", file, v.Name)
+				for field, text := range want {
+					g.Expect(spec.Properties).To(HaveKey(field))
+					g.Expect(spec.Properties[field].Description).To(ContainSubstring(text), "%s %s: spec.%s", file, v.Name, field)
+				}
+			}
+		})
+	}
+}
+
+// Client-side kubectl apply stores the whole object in an annotation limited
+// to 256 KiB; a CRD over it can only be applied server-side.
+func TestEveryBaseFitsClientSideApply(t *testing.T) {
+	entries, err := os.ReadDir(BasesDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const annotationLimit = 256 * 1024
+	for _, e := range entries {
+		crd, err := Load(e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := json.Marshal(crd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes as JSON", e.Name(), len(j))
+		if len(j) >= annotationLimit {
+			t.Errorf("%s is %d bytes as JSON, over the %d bytes of kubectl.kubernetes.io/last-applied-configuration", e.Name(), len(j), annotationLimit)
+		}
+	}
 }

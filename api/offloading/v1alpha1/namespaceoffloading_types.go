@@ -129,17 +129,17 @@ type RemoteNamespaceConditions []RemoteNamespaceCondition
 type OffloadingPhase string
 
 const (
-	// ReadyOffloadingPhase: the namespace exists in every selected peer.
+	// ReadyOffloadingPhase means the namespace exists in every selected peer.
 	ReadyOffloadingPhase OffloadingPhase = "Ready"
-	// NoClusterSelectedOffloadingPhase: the selector matches no peer.
+	// NoClusterSelectedOffloadingPhase means the selector matches no peer.
 	NoClusterSelectedOffloadingPhase OffloadingPhase = "NoClusterSelected"
-	// InProgressOffloadingPhase: some remote namespaces are being created.
+	// InProgressOffloadingPhase means some remote namespaces are being created.
 	InProgressOffloadingPhase OffloadingPhase = "InProgress"
-	// SomeFailedOffloadingPhase: creation failed in some selected peers.
+	// SomeFailedOffloadingPhase means creation failed in some selected peers.
 	SomeFailedOffloadingPhase OffloadingPhase = "SomeFailed"
-	// AllFailedOffloadingPhase: creation failed in every selected peer.
+	// AllFailedOffloadingPhase means creation failed in every selected peer.
 	AllFailedOffloadingPhase OffloadingPhase = "AllFailed"
-	// TerminatingOffloadingPhase: remote namespaces are being deleted.
+	// TerminatingOffloadingPhase means remote namespaces are being deleted.
 	TerminatingOffloadingPhase OffloadingPhase = "Terminating"
 )
 

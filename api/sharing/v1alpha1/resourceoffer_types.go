@@ -68,10 +68,47 @@ type ResourceOfferSpec struct {
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
 
+	// PodSecurityLevel is the Pod Security Standard the consumer's offloaded
+	// pods must meet on this provider: baseline (the default) forbids
+	// privileged containers, host namespaces, host ports, hostPath volumes and
+	// capabilities beyond the baseline set; restricted also requires
+	// runAsNonRoot, allowPrivilegeEscalation=false, capabilities drop ALL, a
+	// RuntimeDefault or Localhost seccomp profile and only the restricted
+	// volume types. The ShadowPod webhook enforces it, and the consumer's twin
+	// namespaces carry pod-security.kubernetes.io/enforce=<level> so the API
+	// server's Pod Security admission enforces it too. Whatever the level, a
+	// ShadowPod cannot set nodeName or another ServiceAccount than the twin's
+	// default.
+	// +optional
+	// +kubebuilder:validation:Enum=baseline;restricted
+	// +kubebuilder:default=baseline
+	PodSecurityLevel PodSecurityLevel `json:"podSecurityLevel,omitempty"`
+
 	// Suspend stops the controller from recomputing or publishing the offer;
 	// the last published offer stays in place.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+}
+
+// PodSecurityLevel names a Pod Security Standard a provider holds offloaded
+// pods to.
+type PodSecurityLevel string
+
+// The levels a ResourceOffer may ask for; privileged is not one of them, as a
+// consumer must never get more than the baseline on a provider.
+const (
+	PodSecurityBaseline   PodSecurityLevel = "baseline"
+	PodSecurityRestricted PodSecurityLevel = "restricted"
+)
+
+// EffectivePodSecurityLevel is the offer's level, baseline when unset (an
+// object written before the field existed, or a fake client without the
+// schema's default).
+func (in *ResourceOffer) EffectivePodSecurityLevel() PodSecurityLevel {
+	if in == nil || in.Spec.PodSecurityLevel != PodSecurityRestricted {
+		return PodSecurityBaseline
+	}
+	return PodSecurityRestricted
 }
 
 // ResourceOfferStatus is what is actually being offered right now.
@@ -96,6 +133,11 @@ type ResourceOfferStatus struct {
 	// +optional
 	Offered corev1.ResourceList `json:"offered,omitempty"`
 
+	// OfferedDisplay is Offered written the way people read it (57.6Gi,
+	// 3.5), for kubectl get's columns. Read Offered for the exact amounts.
+	// +optional
+	OfferedDisplay map[corev1.ResourceName]string `json:"offeredDisplay,omitempty"`
+
 	// IdentitySecretName is the Secret, in the tenant namespace on the
 	// provider side, holding the credentials issued to the consumer.
 	// +optional
@@ -113,8 +155,8 @@ type ResourceOfferStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=liqo
 // +kubebuilder:printcolumn:name="Cluster ID",type=string,JSONPath=`.spec.clusterId`
-// +kubebuilder:printcolumn:name="CPU",type=string,JSONPath=`.status.offered.cpu`
-// +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.status.offered.memory`
+// +kubebuilder:printcolumn:name="CPU",type=string,JSONPath=`.status.offeredDisplay.cpu`
+// +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.status.offeredDisplay.memory`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ResourceOffer struct {

@@ -77,8 +77,8 @@ func TestPrinterColumns(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(crdtest.Columns(crdtest.Version(crd, "v1alpha1"))).To(Equal([]crdtest.Column{
 		{Name: "Cluster ID", JSONPath: ".spec.clusterId"},
-		{Name: "CPU", JSONPath: ".status.offered.cpu"},
-		{Name: "Memory", JSONPath: ".status.offered.memory"},
+		{Name: "CPU", JSONPath: ".status.offeredDisplay.cpu"},
+		{Name: "Memory", JSONPath: ".status.offeredDisplay.memory"},
 		{Name: "Ready", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
 		{Name: "Age", JSONPath: ".metadata.creationTimestamp"},
 	}))

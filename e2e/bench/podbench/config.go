@@ -30,7 +30,7 @@ type Config struct {
 	LabQPS lab.ClientQPS
 }
 
-// DefaultConfig: 100 and 1 000 pods created at 50 per second, on a lab whose
+// DefaultConfig is 100 and 1 000 pods created at 50 per second, on a lab whose
 // components run at the lab's default QPS.
 var DefaultConfig = Config{Counts: []int{100, 1000}, CreatorQPS: 50, CreatorWorkers: 8, LabQPS: lab.DefaultClientQPS}
 

@@ -63,7 +63,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	milanC, err = framework.Client(milan)
 	Expect(err).NotTo(HaveOccurred())
 	pushed = time.Now()
-	gitops, err = framework.StartGitOps(ctx, repoRoot, theLab, []*lab.Cluster{rome, milan}, os.Stderr, nil)
+	// A short webhook check interval: the uninstall spec waits for the
+	// webhook configurations to be republished.
+	gitops, err = framework.StartGitOps(ctx, repoRoot, theLab, []*lab.Cluster{rome, milan}, os.Stderr,
+		func(*lab.Cluster) []string { return []string{"--webhook-check-interval=2s"} })
 	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(15*time.Minute))
 

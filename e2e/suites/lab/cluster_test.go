@@ -85,7 +85,7 @@ var _ = Describe("clusters", func() {
 		romeCfg, err := rome.RESTConfig()
 		Expect(err).NotTo(HaveOccurred())
 		romeCfg.Host = milan.Server()
-		romeCfg.TLSClientConfig.Insecure, romeCfg.TLSClientConfig.CAData, romeCfg.TLSClientConfig.CAFile = true, nil, ""
+		romeCfg.Insecure, romeCfg.CAData, romeCfg.CAFile = true, nil, ""
 		cross, err := kubernetes.NewForConfig(romeCfg)
 		Expect(err).NotTo(HaveOccurred())
 		_, err = cross.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})

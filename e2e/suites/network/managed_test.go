@@ -73,7 +73,7 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		Expect(rome.PodCIDR()).To(Equal(milan.PodCIDR()), "the lab must give both clusters one pod CIDR")
 		managerArgs := func(c *kubelab.Cluster) []string {
 			addr := map[string]string{"rome": underlayRome, "milan": underlayMilan, "naples": underlayNaples}[c.Name]
-			return []string{"--gateway-address=" + addr, "--pod-cidr=" + c.PodCIDR(), "--reserved-subnets=" + c.ServiceCIDR(),
+			return []string{"--gateway-address=" + addr, "--pod-cidr=" + c.PodCIDR(), "--service-cidr=" + c.ServiceCIDR(),
 				"--gateway-command=ip netns exec " + theLab.ns("gw"+c.Name) + " " + filepath.Join(bin, "spillway-gateway"),
 				"--gateway-state-dir=" + filepath.Join(kube.Dir(), c.Name, "gateways"), "--gateway-implementation=userspace",
 				"--gateway-probe-interval=500ms", "--gateway-connect-timeout=10s"}
@@ -305,6 +305,80 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 	})
 
+	It("refuses a provider's pod CIDR that is too wide or overlaps a local range, naming it, keeping the working tunnel", func(ctx context.Context) {
+		remap := romeSeesMilan(ctx)
+		target := net.JoinHostPort(remapped(remap), echoPort)
+		setSuspend(ctx, milanC, true)
+		DeferCleanup(func(ctx context.Context) { setSuspend(ctx, milanC, false) })
+		for _, tc := range []struct{ cidr, why string }{
+			{"128.0.0.0/1", "wider than /12, the widest pod CIDR this cluster accepts from a peer (--widest-peer-pod-cidr=12)"},
+			{rome.ServiceCIDR(), "which overlaps this cluster's service CIDR " + rome.ServiceCIDR() + " (--service-cidr)"},
+		} {
+			cm := &corev1.ConfigMap{}
+			Expect(milanC.Get(ctx, client.ObjectKey{Namespace: tenant, Name: sharingv1alpha1.ProviderNetworkConfigMapName}, cm)).To(Succeed())
+			cm.Data[sharingv1alpha1.NetworkPodCIDRKey] = tc.cidr
+			Expect(milanC.Update(ctx, cm)).To(Succeed())
+			Eventually(func(g Gomega) {
+				ready := readyOf(g, ctx)
+				g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+				g.Expect(ready.Reason).To(Equal(fabric.ReasonInvalidPeerParameters))
+				g.Expect(ready.Message).To(ContainSubstring(`key "podCIDR" is %s, %s`, tc.cidr, tc.why))
+				g.Expect(ready.Message).To(ContainSubstring(sharingv1alpha1.ProviderNetworkConfigMapName))
+				g.Expect(networkOf(g, ctx).Status).To(Equal(discoveryv1alpha1.PeeringConditionStatusError))
+			}).WithContext(ctx).WithTimeout(30*time.Second).WithPolling(500*time.Millisecond).Should(Succeed(), "podCIDR %s", tc.cidr)
+			fmt.Fprintf(GinkgoWriter, "rome's Ready message: %s\n", readyOf(Default, ctx).Message)
+			Expect(echo(theLab.ns("podrome"), target, "still")).To(HavePrefix("still from"), "the gateway keeps its last good configuration")
+			Expect(romeSeesMilan(ctx)).To(Equal(remap), "rome still publishes the remap milan works with")
+			routes, err := exec.Command("ip", "-n", theLab.ns("gwrome"), "route", "show", "table", "all", "exact", tc.cidr).Output()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(routes)).To(BeEmpty(), "no route to %s in rome's gateway namespace", tc.cidr)
+		}
+		Expect(readyOfPeer(Default, ctx, "naples").Status).To(Equal(metav1.ConditionTrue), "the naples peering is not affected")
+
+		setSuspend(ctx, milanC, false)
+		Eventually(func(g Gomega) {
+			g.Expect(readyOf(g, ctx).Status).To(Equal(metav1.ConditionTrue))
+		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		Expect(romeSeesMilan(ctx)).To(Equal(remap), "the remap survives the refusal")
+		Expect(echo(theLab.ns("podrome"), target, "back")).To(HavePrefix("back from"))
+	})
+
+	It("refuses a consumer's pod CIDR that overlaps the provider's service CIDR, in the provider's NetworkReady", func(ctx context.Context) {
+		// Suspending rome's ForeignCluster stops rome from rewriting its
+		// parameters on milan.
+		setForeignClusterSuspend(ctx, romeC, "milan", true)
+		DeferCleanup(func(ctx context.Context) { setForeignClusterSuspend(ctx, romeC, "milan", false) })
+		cm := &corev1.ConfigMap{}
+		Expect(milanC.Get(ctx, client.ObjectKey{Namespace: tenant, Name: sharingv1alpha1.ConsumerNetworkConfigMapName}, cm)).To(Succeed())
+		cm.Data[sharingv1alpha1.NetworkPodCIDRKey] = milan.ServiceCIDR()
+		Expect(milanC.Update(ctx, cm)).To(Succeed())
+		networkReady := func(g Gomega) *metav1.Condition {
+			offer := &sharingv1alpha1.ResourceOffer{}
+			g.Expect(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, offer)).To(Succeed())
+			for i := range offer.Status.Conditions {
+				if offer.Status.Conditions[i].Type == resourceoffer.NetworkReadyCondition {
+					return &offer.Status.Conditions[i]
+				}
+			}
+			return &metav1.Condition{}
+		}
+		Eventually(func(g Gomega) {
+			c := networkReady(g)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(fabric.ReasonInvalidPeerParameters))
+			g.Expect(c.Message).To(ContainSubstring(`key "podCIDR" is %s, which overlaps this cluster's service CIDR %s (--service-cidr)`, milan.ServiceCIDR(), milan.ServiceCIDR()))
+			g.Expect(c.Message).To(ContainSubstring(sharingv1alpha1.ConsumerNetworkConfigMapName))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		fmt.Fprintf(GinkgoWriter, "milan's NetworkReady message: %s\n", networkReady(Default).Message)
+		Expect(echo(theLab.ns("podmilan"), net.JoinHostPort(remapped(published(ctx, sharingv1alpha1.ProviderNetworkConfigMapName)[sharingv1alpha1.NetworkRemappedPeerPodCIDRKey]), echoPort), "still")).
+			To(HavePrefix("still from"), "milan's gateway keeps its last good configuration")
+
+		setForeignClusterSuspend(ctx, romeC, "milan", false)
+		Eventually(func(g Gomega) {
+			g.Expect(networkReady(g).Status).To(Equal(metav1.ConditionTrue))
+		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+	})
+
 	It("reports an unreachable peer endpoint as Ready=False naming it, and recovers when the path is back", func(ctx context.Context) {
 		// Cut the underlay: milan's published endpoint stops answering, in
 		// both directions (WireGuard would otherwise roam to whichever end
@@ -346,6 +420,14 @@ func setSuspend(ctx context.Context, c client.Client, suspend bool) {
 	patch := client.MergeFrom(offer.DeepCopy())
 	offer.Spec.Suspend = suspend
 	Expect(c.Patch(ctx, offer, patch)).To(Succeed())
+}
+
+func setForeignClusterSuspend(ctx context.Context, c client.Client, name string, suspend bool) {
+	fc := &discoveryv1alpha1.ForeignCluster{}
+	Expect(c.Get(ctx, client.ObjectKey{Name: name}, fc)).To(Succeed())
+	patch := client.MergeFrom(fc.DeepCopy())
+	fc.Spec.Suspend = suspend
+	Expect(c.Patch(ctx, fc, patch)).To(Succeed())
 }
 
 func remoteIPs(pods *corev1.PodList) []string {

@@ -6,12 +6,17 @@ import (
 	"context"
 	"time"
 
+	kstatus "github.com/fluxcd/cli-utils/pkg/kstatus/status"
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/conditions"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -97,14 +102,36 @@ var _ = Describe("namespace offloading", func() {
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	}, SpecTimeout(time.Minute))
 
-	It("reports NoClusterSelected and creates nothing when the selector matches no peer", func(ctx context.Context) {
+	It("reports NoClusterSelected, Stalled for Flux, and creates nothing when the selector matches no peer", func(ctx context.Context) {
 		mars := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
 			{Key: "topology.liqo.io/region", Operator: corev1.NodeSelectorOpIn, Values: []string{"mars"}}}}}}
 		offload(ctx, "nowhere", offloadingv1alpha1.EnforceSameNameMappingStrategy, mars)
 		Eventually(func(g Gomega) {
-			g.Expect(offloadingOf(ctx, g, "nowhere").Status.OffloadingPhase).To(Equal(offloadingv1alpha1.NoClusterSelectedOffloadingPhase))
+			no := offloadingOf(ctx, g, "nowhere")
+			g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.NoClusterSelectedOffloadingPhase))
+			// milan is peered and does not match: nothing will change
+			// without a change, so a Flux health check fails fast.
+			g.Expect(no.Status.ObservedGeneration).To(Equal(no.Generation))
+			g.Expect(conditions.IsStalled(no)).To(BeTrue())
+			g.Expect(conditions.GetMessage(no, meta.StalledCondition)).To(ContainSubstring("peers: milan"))
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(no)
+			g.Expect(err).NotTo(HaveOccurred())
+			res, err := kstatus.Compute(&unstructured.Unstructured{Object: m})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(res.Status).To(Equal(kstatus.FailedStatus))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Name: "nowhere"}, &corev1.Namespace{}))).To(BeTrue())
+
+		By("a selector fixed in git un-stalls it")
+		no := offloadingOf(ctx, Default, "nowhere")
+		base := no.DeepCopy()
+		no.Spec.ClusterSelector = nil
+		Expect(romeC.Patch(ctx, no, client.MergeFrom(base))).To(Succeed())
+		Eventually(func(g Gomega) {
+			no := offloadingOf(ctx, g, "nowhere")
+			g.Expect(conditions.IsReady(no)).To(BeTrue())
+			g.Expect(conditions.Has(no, meta.StalledCondition)).To(BeFalse())
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	}, SpecTimeout(time.Minute))
 })
 

@@ -180,6 +180,20 @@ var _ = Describe("peering from git", Ordered, func() {
 		Expect(kubectl(rome, "get", "nodes", "-l", "liqo.io/type=virtual-node")).To(MatchRegexp(`liqo-milan\s+Ready\s+agent`))
 		eventuallyKstatus(ctx, romeC, fcNamed("milan")).Should(Equal(status.CurrentStatus))
 		eventuallyKstatus(ctx, milanC, offer).Should(Equal(status.CurrentStatus))
+
+		By("kubectl get resourceoffers prints the offer as people read it")
+		Eventually(func(g Gomega) {
+			g.Expect(milanC.Get(ctx, client.ObjectKeyFromObject(offer), offer)).To(Succeed())
+			out := kubectl(milan, "get", "resourceoffers", "-n", offer.Namespace, offer.Name)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			g.Expect(lines).To(HaveLen(2), out)
+			g.Expect(strings.Fields(lines[0])).To(Equal([]string{"NAME", "CLUSTER", "ID", "CPU", "MEMORY", "READY", "AGE"}))
+			row := strings.Fields(lines[1])
+			g.Expect(row).To(HaveLen(6), out)
+			g.Expect(row[2]).To(Equal(sharingv1alpha1.DisplayQuantity(corev1.ResourceCPU, *offer.Status.Offered.Cpu())), "CPU")
+			g.Expect(row[3]).To(Equal(sharingv1alpha1.DisplayQuantity(corev1.ResourceMemory, *offer.Status.Offered.Memory())), "MEMORY")
+			g.Expect(row[3]).To(MatchRegexp(`^\d+(\.\d)?(Ki|Mi|Gi|Ti|Pi)$`), "MEMORY in binary units, not raw bytes")
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 	}, SpecTimeout(2*time.Minute))
 
 	It("names a clusterID mismatch and leaves other peerings alone", func(ctx context.Context) {
@@ -256,7 +270,7 @@ var _ = Describe("peering from git", Ordered, func() {
 					continue
 				}
 				var fields map[string]any
-				Expect(json.Unmarshal(mf.FieldsV1.Raw, &fields)).To(Succeed())
+				Expect(json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields)).To(Succeed())
 				if mf.Subresource == "status" {
 					statusOwned = true
 					continue

@@ -1,0 +1,39 @@
+package v1alpha1
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+func TestDisplayQuantity(t *testing.T) {
+	for _, tc := range []struct {
+		name corev1.ResourceName
+		q    string
+		want string
+	}{
+		// kubectl get resourceoffers printed this as 61847529062.
+		{corev1.ResourceMemory, "61847529062", "57.6Gi"},
+		{corev1.ResourceMemory, "16Gi", "16Gi"},
+		{corev1.ResourceMemory, "1536Mi", "1.5Gi"},
+		{corev1.ResourceMemory, "1073741823", "1Gi"},
+		{corev1.ResourceMemory, "1000", "1000"},
+		{corev1.ResourceMemory, "0", "0"},
+		{corev1.ResourceEphemeralStorage, "107374182400", "100Gi"},
+		{"hugepages-2Mi", "2097152", "2Mi"},
+		{corev1.ResourceCPU, "4", "4"},
+		{corev1.ResourceCPU, "3500m", "3.5"},
+		{corev1.ResourceCPU, "15300m", "15.3"},
+		{corev1.ResourceCPU, "1234m", "1.23"},
+		{corev1.ResourceCPU, "500m", "500m"},
+		{corev1.ResourceCPU, "0", "0m"},
+		{corev1.ResourcePods, "110", "110"},
+		{"nvidia.com/gpu", "1", "1"},
+		{"example.com/fraction", "500m", "500m"},
+	} {
+		if got := DisplayQuantity(tc.name, resource.MustParse(tc.q)); got != tc.want {
+			t.Errorf("DisplayQuantity(%s, %s) = %q, want %q", tc.name, tc.q, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package namespaceoffloading
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/conditions"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+// deletedEnv is a deleted offloading of apps whose twin milan holds, with an
+// offloaded pod on milan's virtual node and a local pod.
+func deletedEnv(t *testing.T) *env {
+	t.Helper()
+	e := newEnv(t, newOffloading(withFinalizer, withDeleting, withRemoteName), virtualNode("milan"),
+		pod("web-1", "liqo-milan"), pod("db-0", "worker-1"))
+	milan := e.connect("milan")
+	_, err := milan.CoreV1().ConfigMaps(tenantNs).Create(context.Background(), &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: sharingv1alpha1.TwinRequestName(twinName)},
+		Data:       map[string]string{sharingv1alpha1.TwinRemoteNamespaceKey: twinName, sharingv1alpha1.TwinLocalNamespaceKey: localNs},
+	}, metav1.CreateOptions{})
+	e.g.Expect(err).NotTo(HaveOccurred())
+	return e
+}
+
+func (e *env) podExists(name string) bool {
+	err := e.c.Get(context.Background(), client.ObjectKey{Namespace: localNs, Name: name}, &corev1.Pod{})
+	e.g.Expect(client.IgnoreNotFound(err)).NotTo(HaveOccurred())
+	return err == nil
+}
+
+func (e *env) offloadingGone() bool {
+	err := e.c.Get(context.Background(), reqFor(offloadingv1alpha1.RequiredName).NamespacedName, &offloadingv1alpha1.NamespaceOffloading{})
+	e.g.Expect(client.IgnoreNotFound(err)).NotTo(HaveOccurred())
+	return apierrors.IsNotFound(err)
+}
+
+func TestDeletionEvictsOffloadedPodsFirst(t *testing.T) {
+	e := deletedEnv(t)
+	milan := e.providers["milan"]
+
+	res, no := e.mustReconcile()
+
+	e.g.Expect(e.podExists("web-1")).To(BeFalse(), "the offloaded pod is deleted; its controller recreates it locally")
+	e.g.Expect(e.podExists("db-0")).To(BeTrue(), "a local pod is not touched")
+	e.g.Expect(twinRequest(e.g, milan)).NotTo(BeNil(), "the twin stays until the offloaded pods are gone")
+	e.g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.TerminatingOffloadingPhase))
+	e.g.Expect(conditions.GetMessage(no, meta.ReadyCondition)).To(Equal("unoffloading: 1 offloaded pod(s) still terminating"))
+	e.g.Expect(no.Finalizers).To(ConsistOf(Finalizer))
+	e.g.Expect(res.RequeueAfter).To(Equal(fastResync))
+}
+
+func TestDeletionWithdrawsTheTwinThenReleasesTheObject(t *testing.T) {
+	e := deletedEnv(t)
+	milan := e.providers["milan"]
+	e.mustReconcile() // the offloaded pod goes
+
+	_, err := e.reconcile()
+
+	e.g.Expect(err).NotTo(HaveOccurred())
+	e.g.Expect(twinRequest(e.g, milan)).To(BeNil())
+	e.g.Expect(e.offloadingGone()).To(BeTrue(), "the finalizer is released once no provider holds the twin")
+}
+
+func TestDeletionWaitsForTheProviderToRemoveTheTwin(t *testing.T) {
+	e := deletedEnv(t)
+	milan := e.providers["milan"]
+	// The provider's request has a finalizer of its own: deleting it only marks it.
+	milan.PrependReactor("delete", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
+	e.mustReconcile()
+
+	res, no := e.mustReconcile()
+
+	e.g.Expect(twinRequest(e.g, milan)).NotTo(BeNil())
+	e.g.Expect(conditions.GetMessage(no, meta.ReadyCondition)).To(Equal("unoffloading: waiting for 1 provider(s) to remove the twin namespace"))
+	e.g.Expect(no.Finalizers).To(ConsistOf(Finalizer))
+	e.g.Expect(res.RequeueAfter).To(Equal(fastResync))
+}
+
+func TestDeletionKeepsTheFinalizerWhileAProviderFails(t *testing.T) {
+	for _, verb := range []string{"delete", "get"} {
+		t.Run(verb, func(t *testing.T) {
+			e := deletedEnv(t)
+			milan := e.providers["milan"]
+			e.mustReconcile()
+			milan.PrependReactor(verb, "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, errors.New("connection refused")
+			})
+
+			_, err := e.reconcile()
+
+			e.g.Expect(err).To(MatchError(ContainSubstring("connection refused")))
+			e.g.Expect(e.offloadingGone()).To(BeFalse(), "a provider that cannot be asked may still hold the twin")
+			e.g.Expect(e.offloading().Finalizers).To(ConsistOf(Finalizer))
+		})
+	}
+}
+
+func TestDeletionLeavesAPeerThatIsNotConnectedAlone(t *testing.T) {
+	e := deletedEnv(t)
+	milan := e.providers["milan"]
+	e.r.Peers.Delete("milan-id") // the peering went down; a broken peer never loses its workloads
+	e.mustReconcile()
+
+	_, err := e.reconcile()
+
+	e.g.Expect(err).NotTo(HaveOccurred())
+	e.g.Expect(twinRequest(e.g, milan)).NotTo(BeNil())
+	e.g.Expect(e.offloadingGone()).To(BeTrue())
+}

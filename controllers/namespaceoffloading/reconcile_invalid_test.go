@@ -1,0 +1,54 @@
+package namespaceoffloading
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/conditions"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+)
+
+func TestAWronglyNamedOffloadingStallsWithoutTouchingPeers(t *testing.T) {
+	e := newEnv(t, newOffloading(withName("extend-apps")), virtualNode("milan"))
+	milan := e.connect("milan")
+
+	_, err := e.r.Reconcile(context.Background(), reqFor("extend-apps"))
+	e.g.Expect(err).NotTo(HaveOccurred())
+
+	no := &offloadingv1alpha1.NamespaceOffloading{}
+	e.g.Expect(e.c.Get(context.Background(), client.ObjectKey{Namespace: localNs, Name: "extend-apps"}, no)).To(Succeed())
+	e.g.Expect(conditions.IsStalled(no)).To(BeTrue())
+	e.g.Expect(conditions.GetReason(no, meta.ReadyCondition)).To(Equal("InvalidName"))
+	e.g.Expect(conditions.GetMessage(no, meta.ReadyCondition)).To(ContainSubstring(`must be named "offloading"`))
+	e.g.Expect(no.Status.ObservedGeneration).To(Equal(int64(1)), "a stalled object has been looked at")
+	e.g.Expect(twinRequest(e.g, milan)).To(BeNil())
+	e.g.Expect(schedulingLabel(e)).To(BeEmpty(), "the namespace is not opened to the pod webhook")
+}
+
+func TestAnInvalidSelectorStalls(t *testing.T) {
+	bad := newOffloading(func(no *offloadingv1alpha1.NamespaceOffloading) {
+		no.Spec.ClusterSelector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "region", Operator: corev1.NodeSelectorOpGt, Values: []string{"north"}}}}}}
+	})
+	e := newEnv(t, bad, virtualNode("milan"))
+	milan := e.connect("milan")
+
+	_, no := e.mustReconcile()
+
+	e.g.Expect(conditions.IsStalled(no)).To(BeTrue())
+	e.g.Expect(conditions.GetReason(no, meta.ReadyCondition)).To(Equal(offloadingv1alpha1.InvalidClusterSelectorReason))
+	e.g.Expect(conditions.GetMessage(no, meta.ReadyCondition)).To(And(ContainSubstring("spec.clusterSelector"), ContainSubstring("fix it in git")))
+	e.g.Expect(twinRequest(e.g, milan)).To(BeNil())
+}
+
+// schedulingLabel is the value of the label that opens namespace apps to the pod webhook.
+func schedulingLabel(e *env) string {
+	ns := &corev1.Namespace{}
+	e.g.Expect(e.c.Get(context.Background(), client.ObjectKey{Name: localNs}, ns)).To(Succeed())
+	return ns.Labels[offloadingv1alpha1.SchedulingEnabledLabel]
+}

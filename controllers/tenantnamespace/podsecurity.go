@@ -1,0 +1,70 @@
+package tenantnamespace
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+// The Pod Security admission labels a twin carries, so that the API server
+// itself enforces the consumer's offer level on every pod in the twin, even
+// one created without Spillway's webhook or controller.
+const (
+	podSecurityEnforceLabel        = "pod-security.kubernetes.io/enforce"
+	podSecurityEnforceVersionLabel = "pod-security.kubernetes.io/enforce-version"
+)
+
+// podSecurityLevel is the level of consumerID's ResourceOffer; baseline when
+// it has none (the twin then holds no pod of it anyway).
+func (r *TwinNamespaceReconciler) podSecurityLevel(ctx context.Context, consumerID string) (sharingv1alpha1.PodSecurityLevel, error) {
+	offers := &sharingv1alpha1.ResourceOfferList{}
+	if err := r.List(ctx, offers); err != nil {
+		return "", fmt.Errorf("listing ResourceOffers for the pod security level of cluster %s: %w", consumerID, err)
+	}
+	for i := range offers.Items {
+		if o := &offers.Items[i]; o.Spec.ClusterID == consumerID && o.DeletionTimestamp.IsZero() {
+			return o.EffectivePodSecurityLevel(), nil
+		}
+	}
+	return sharingv1alpha1.PodSecurityBaseline, nil
+}
+
+// setPodSecurityLabels makes the twin enforce level with the API server's
+// latest Pod Security standards; it reports whether anything changed.
+func setPodSecurityLabels(ns *corev1.Namespace, level sharingv1alpha1.PodSecurityLevel) bool {
+	changed := false
+	for k, v := range map[string]string{podSecurityEnforceLabel: string(level), podSecurityEnforceVersionLabel: "latest"} {
+		if ns.Labels[k] != v {
+			if ns.Labels == nil {
+				ns.Labels = map[string]string{}
+			}
+			ns.Labels[k] = v
+			changed = true
+		}
+	}
+	return changed
+}
+
+// requestsForOffer maps an offer to the twin requests of its consumer, which
+// live in the offer's tenant namespace: a new level relabels every twin.
+func (r *TwinNamespaceReconciler) requestsForOffer(ctx context.Context, obj client.Object) []reconcile.Request {
+	offer, ok := obj.(*sharingv1alpha1.ResourceOffer)
+	if !ok || offer.Status.TenantNamespace == "" {
+		return nil
+	}
+	requests := &corev1.ConfigMapList{}
+	if err := r.List(ctx, requests, client.InNamespace(offer.Status.TenantNamespace),
+		client.MatchingLabels{sharingv1alpha1.TwinRequestLabel: "true"}); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(requests.Items))
+	for i := range requests.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&requests.Items[i])})
+	}
+	return out
+}

@@ -1,0 +1,34 @@
+package tenantnamespace
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+)
+
+func newOffer(consumer string, level sharingv1alpha1.PodSecurityLevel) *sharingv1alpha1.ResourceOffer {
+	return &sharingv1alpha1.ResourceOffer{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo", Name: consumer},
+		Spec:   sharingv1alpha1.ResourceOfferSpec{ClusterID: idOf(consumer), PodSecurityLevel: level},
+		Status: sharingv1alpha1.ResourceOfferStatus{TenantNamespace: tenantOf(consumer)}}
+}
+
+func TestTheTwinEnforcesTheOffersPodSecurityLevel(t *testing.T) {
+	request := newRequest("rome", "shop-rome")
+	offer := newOffer("rome", sharingv1alpha1.PodSecurityRestricted)
+	e := newEnv(t, newTenant("rome"), request, offer, newOffer("paris", ""))
+	g := e.g
+	e.mustReconcile(request)
+	g.Expect(e.namespace("shop-rome").Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
+	g.Expect(e.namespace("shop-rome").Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce-version", "latest"))
+
+	// The provider relaxes the offer in git: the twin follows.
+	offer.Spec.PodSecurityLevel = sharingv1alpha1.PodSecurityBaseline
+	g.Expect(e.c.Update(context.Background(), offer)).To(Succeed())
+	g.Expect(keys(e.r.requestsForOffer(t.Context(), offer))).To(ConsistOf("liqo-tenant-rome/liqo-twin-shop-rome"))
+	e.mustReconcile(request)
+	g.Expect(e.namespace("shop-rome").Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "baseline"))
+}

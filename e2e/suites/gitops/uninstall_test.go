@@ -1,0 +1,87 @@
+//go:build e2e
+
+package gitops_test
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/fluxcd/pkg/ssa"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/webhooks"
+)
+
+// The webhook configurations are published by the manager, not applied by
+// Flux; they must still go when Flux prunes the install, or the Fail-policy
+// pod webhook outlives its server and blocks every pod of the offloaded
+// namespaces.
+var _ = Describe("uninstalling from git", Ordered, func() {
+	configurations := func() []client.Object {
+		return []client.Object{
+			&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: webhooks.MutatingConfigurationName}},
+			&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: webhooks.ValidatingConfigurationName}},
+		}
+	}
+	expectOwnedBy := func(g Gomega, ctx context.Context, uid any) {
+		for _, o := range configurations() {
+			g.Expect(milanC.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
+			g.Expect(o.GetOwnerReferences()).To(ConsistOf(And(HaveField("Kind", "ClusterRole"),
+				HaveField("Name", "spillway-controller"), HaveField("UID", uid))), "%T %s", o, o.GetName())
+		}
+	}
+
+	It("deletes the webhook configurations when Flux prunes the install's cluster-scoped objects, and republishes them when it is applied again", func(ctx context.Context) {
+		role := &rbacv1.ClusterRole{}
+		Expect(milanC.Get(ctx, client.ObjectKey{Name: "spillway-controller"}, role)).To(Succeed())
+		Eventually(func(g Gomega) { expectOwnedBy(g, ctx, role.UID) }).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+
+		// What Flux's prune deletes of the install and needs no namespace:
+		// the ClusterRole and its binding. The namespaced rest stays so the
+		// suite's other specs keep their manager.
+		install := layerObjects("milan", "install")
+		pruned := slices.DeleteFunc(deepCopies(install), func(o *unstructured.Unstructured) bool {
+			return o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding"
+		})
+		Expect(pruned).To(ContainElement(HaveField("Object", HaveKeyWithValue("kind", "ClusterRole"))))
+		rm := resourceManager(milan)
+		start := time.Now()
+		_, err := rm.DeleteAll(ctx, pruned, ssa.DefaultDeleteOptions())
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) {
+			for _, o := range configurations() {
+				err := milanC.Get(ctx, client.ObjectKeyFromObject(o), o)
+				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%T %s: %v", o, o.GetName(), err)
+			}
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+		GinkgoWriter.Printf("webhook configurations garbage-collected %s after the prune\n", time.Since(start).Round(100*time.Millisecond))
+		AddReportEntry("webhook configurations gone after the prune in", time.Since(start).Round(100*time.Millisecond).String())
+
+		_, err = applyStaged(ctx, milan, install)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(milanC.Get(ctx, client.ObjectKey{Name: "spillway-controller"}, role)).To(Succeed())
+		Eventually(func(g Gomega) { expectOwnedBy(g, ctx, role.UID) }).WithContext(ctx).WithTimeout(time.Minute).
+			Should(Succeed(), "the running manager republishes them, owned by the new ClusterRole, at its next check")
+
+		// Republishing every check (2 s here) writes nothing once they are right.
+		versions := func() []string {
+			var out []string
+			for _, o := range configurations() {
+				Expect(milanC.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
+				out = append(out, o.GetResourceVersion())
+			}
+			return out
+		}
+		before := versions()
+		Consistently(versions).WithTimeout(6*time.Second).WithPolling(time.Second).Should(Equal(before),
+			"the configurations were rewritten although nothing changed")
+	}, SpecTimeout(4*time.Minute))
+})

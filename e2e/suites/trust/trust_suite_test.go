@@ -1,0 +1,116 @@
+//go:build e2e
+
+// Package trust_test proves the trust boundary between a consumer and a
+// provider from the consumer's side of it: rome talks to milan's API server
+// with the very credentials milan issued it (the tenant ServiceAccount token
+// in rome's liqo/milan-credentials Secret), and milan must refuse every
+// ShadowPod that would be more than an ordinary pod, on create and on update,
+// and never admit more than the offer, however many creates race.
+package trust_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+// portBase: 18000-18400 are the other suites, 18500 and 18640 the benches,
+// 18700 the network suite's managed lab.
+const portBase = 18800
+
+// offloadedNamespace is rome's namespace whose twin on milan the specs write to.
+const offloadedNamespace = "trust"
+
+var (
+	theLab        *lab.Lab
+	rome, milan   *lab.Cluster
+	romeC, milanC client.Client
+	// tenantC is milan's API server as rome's consumer identity sees it.
+	tenantC client.Client
+	romeID  framework.Identity
+	twin    string
+)
+
+func TestTrust(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "trust boundary suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	root, err := lab.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	_, err = framework.Binaries()
+	Expect(err).NotTo(HaveOccurred())
+	theLab, err = lab.StartForSuite(ctx, "trust", portBase, lab.MustSpecs("rome milan:nodes=2,cpu=8,memory=32Gi"), false)
+	Expect(err).NotTo(HaveOccurred())
+	rome, _ = theLab.Cluster("rome")
+	milan, _ = theLab.Cluster("milan")
+	romeC, err = framework.Client(rome)
+	Expect(err).NotTo(HaveOccurred())
+	milanC, err = framework.Client(milan)
+	Expect(err).NotTo(HaveOccurred())
+	romeID, err = framework.IdentityOf(root + "/clusters/rome/install")
+	Expect(err).NotTo(HaveOccurred())
+	peeringOnly := func(o *unstructured.Unstructured) bool {
+		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
+	}
+	Expect(framework.QuickStart(ctx, root, rome, milan, peeringOnly)).To(Succeed())
+
+	creds := &corev1.Secret{}
+	Expect(romeC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "milan-credentials"}, creds)).To(Succeed())
+	cfg, err := consumerConfig(creds)
+	Expect(err).NotTo(HaveOccurred())
+	// 50 creates at once must reach the webhook at once, not queue in client-go.
+	cfg.QPS, cfg.Burst = 200, 200
+	tenantC, err = client.New(cfg, client.Options{Scheme: framework.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+
+	// A twin to write ShadowPods into, as rome's offloading makes it.
+	Expect(romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: offloadedNamespace}})).To(Succeed())
+	Expect(romeC.Create(ctx, &offloadingv1alpha1.NamespaceOffloading{ObjectMeta: metav1.ObjectMeta{Name: "offloading", Namespace: offloadedNamespace}})).To(Succeed())
+	twin = policies.RemoteNamespaceName(offloadingv1alpha1.DefaultNameMappingStrategy, offloadedNamespace, romeID.ClusterName, romeID.ClusterID)
+	Eventually(func(g Gomega) {
+		ns := &corev1.Namespace{}
+		g.Expect(milanC.Get(ctx, client.ObjectKey{Name: twin}, ns)).To(Succeed())
+		g.Expect(ns.Labels).To(HaveKeyWithValue(sharingv1alpha1.TwinNamespaceLabel, romeID.ClusterID))
+	}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+	// The consumer's RoleBinding in the twin is created after the namespace.
+	Eventually(func() error {
+		return tenantC.List(ctx, &corev1.PodList{}, client.InNamespace(twin))
+	}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+}, NodeTimeout(10*time.Minute))
+
+var _ = AfterSuite(func() {
+	Expect(lab.TearDownSuite(theLab)).To(Succeed())
+})
+
+// consumerConfig is what rome's ForeignCluster controller makes of the
+// credentials Secret: a kubeconfig, or server, ca.crt and token. Nothing of
+// the lab's admin credentials is used.
+func consumerConfig(s *corev1.Secret) (*rest.Config, error) {
+	if kc, ok := s.Data[sharingv1alpha1.IdentityKubeconfigKey]; ok {
+		return clientcmd.RESTConfigFromKubeConfig(kc)
+	}
+	server, token := string(s.Data[sharingv1alpha1.IdentityServerKey]), string(s.Data[sharingv1alpha1.IdentityTokenKey])
+	if server == "" || token == "" {
+		return nil, fmt.Errorf("secret %s/%s has neither a kubeconfig nor server and token", s.Namespace, s.Name)
+	}
+	return &rest.Config{Host: server, BearerToken: token,
+		TLSClientConfig: rest.TLSClientConfig{CAData: s.Data[sharingv1alpha1.IdentityCAKey]}}, nil
+}

@@ -1,0 +1,58 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Who removes the webhook configurations when Spillway is uninstalled.
+//
+// They are published at run time, so Flux, which prunes only what it
+// applied, would leave them behind: a Fail-policy pod webhook with no server
+// blocks every pod of the labelled namespaces. Each configuration therefore
+// carries an ownerReference to the manager's ClusterRole, a cluster-scoped
+// object of kustomize/rbac that Flux applies and prunes; when it goes, the
+// API server's garbage collector deletes the configurations.
+//
+// Declaring them in kustomize/ with only the CA bundle patched at run time
+// was the alternative. It was not taken because a manager outside the
+// cluster (the lab, --webhook-url) needs clientConfig.url instead of the
+// Service, a field Flux would own and the manager would have to fight over;
+// because Flux would apply a Fail-policy webhook without a CA before the
+// manager has made one, refusing pods until it does; and because the rules
+// would then live in YAML, apart from the handlers and the Go that tests
+// them.
+
+// ownerReferences are the owners the configurations carry: the ClusterRole
+// named by o.OwnerClusterRole, or none when the option is empty or the
+// ClusterRole does not exist (a manager started without kustomize/rbac).
+func (o Options) ownerReferences(ctx context.Context, c client.Client) ([]metav1.OwnerReference, error) {
+	if o.OwnerClusterRole == "" {
+		return nil, nil
+	}
+	role := &rbacv1.ClusterRole{}
+	err := c.Get(ctx, client.ObjectKey{Name: o.OwnerClusterRole}, role)
+	if apierrors.IsNotFound(err) {
+		ctrl.Log.WithName("webhooks").Info("the owner ClusterRole does not exist: the webhook configurations are published without an owner and will outlive this manager until it appears",
+			"clusterRole", o.OwnerClusterRole, "flag", "--webhook-owner-cluster-role")
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading ClusterRole %s, the owner of the webhook configurations (--webhook-owner-cluster-role): %w", o.OwnerClusterRole, err)
+	}
+	return ownedBy(role), nil
+}
+
+// ownedBy makes role the owner. Not a controller reference and not blocking
+// the owner's deletion: the garbage collector only has to delete the
+// configurations after it, and blockOwnerDeletion would need delete rights
+// on ClusterRoles.
+func ownedBy(role *rbacv1.ClusterRole) []metav1.OwnerReference {
+	return []metav1.OwnerReference{{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole", Name: role.Name, UID: role.UID}}
+}
