@@ -99,7 +99,7 @@ lab-status: ## Show the lab's clusters and components.
 	go run ./e2e/lab/cmd/spillway-lab status --dir $(LAB_DIR)
 
 .PHONY: demo
-demo: ## The main job: rome consumer, milan provider, peered from clusters/, a pod offloaded.
+demo: ## The main job: rome and milan on real Flux and External Secrets, peered from git, a pod offloaded.
 	hack/demo.sh
 
 .PHONY: bench

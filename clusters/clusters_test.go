@@ -374,7 +374,19 @@ func TestFluxKustomizations(t *testing.T) {
 			g.Expect(ks["spillway-install"].Spec.Path).To(Equal("./clusters/" + cluster + "/install"))
 			g.Expect(ks["spillway-config"].Spec.Path).To(Equal("./clusters/" + cluster + "/config"))
 			g.Expect(ks["spillway-install"].Spec.DependsOn).To(ConsistOf(fluxRef{Name: "spillway-crds"}))
-			g.Expect(ks["spillway-config"].Spec.DependsOn).To(ConsistOf(fluxRef{Name: "spillway-install"}))
+			g.Expect(ks["spillway-config"].Spec.DependsOn).To(ConsistOf(fluxRef{Name: "spillway-install"}, fluxRef{Name: "fleet-secrets"}))
+
+			// The secret store every ExternalSecret and PushSecret names, its
+			// address substituted from the ConfigMap bootstrap creates.
+			store, ok := objs["Kustomization/fleet-secrets"]
+			g.Expect(ok).To(BeTrue(), "Kustomization fleet-secrets")
+			g.Expect(store.Spec.Path).To(Equal("./clusters/fleet-secrets"))
+			g.Expect(store.Spec.SourceRef).To(Equal(fluxRef{Kind: "GitRepository", Name: "fleet", Namespace: "flux-system"}))
+			g.Expect(store.Spec.Wait).To(BeTrue())
+			g.Expect(store.Spec.PostBuild.SubstituteFrom).To(ConsistOf(fluxRef{Kind: "ConfigMap", Name: "fleet-secrets-store"}))
+			stores := build(t, filepath.Join(root, "clusters", "fleet-secrets"))
+			g.Expect(stores.kinds()).To(Equal(map[string]int{"ClusterSecretStore": 1}))
+			g.Expect(string(stores.find(t, "ClusterSecretStore", "", "fleet-secrets"))).To(ContainSubstring("${FLEET_SECRETS_SERVER}"))
 
 			// What Flux applies for spillway-install: the overlay with the
 			// Kustomization's patches, which leave the CRDs to spillway-crds.
@@ -560,6 +572,9 @@ type fluxObject struct {
 		Timeout      string      `json:"timeout,omitempty"`
 		Patches      []fluxPatch `json:"patches,omitempty"`
 		HealthChecks []fluxRef   `json:"healthChecks,omitempty"`
+		PostBuild    struct {
+			SubstituteFrom []fluxRef `json:"substituteFrom,omitempty"`
+		} `json:"postBuild,omitempty"`
 	} `json:"spec"`
 }
 

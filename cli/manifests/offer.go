@@ -72,8 +72,11 @@ func (o Offer) describe() string {
 // credentials to the secret store.
 func (o Offer) Files() []File {
 	secret := sharingv1alpha1.IdentitySecretName(o.Consumer, o.ClusterID)
+	// 1m0s, not 1m: External Secrets rewrites the whole object when it adds
+	// its finalizer, in Go's spelling of the duration, and Flux would see
+	// "1m" in git against "1m0s" live as drift.
 	ps := newUnstructured(PushSecretAPIVersion, "PushSecret", discoveryv1alpha1.DefaultCredentialsNamespace, "identity-"+o.Consumer, map[string]any{
-		"refreshInterval": "1m",
+		"refreshInterval": "1m0s",
 		"updatePolicy":    "Replace",
 		"deletionPolicy":  "Delete",
 		"secretStoreRefs": []any{map[string]any{"kind": SecretStoreKind, "name": SecretStoreName}},

@@ -90,8 +90,12 @@ func (p Peering) ForeignCluster() *discoveryv1alpha1.ForeignCluster {
 // Files are the ForeignCluster and the ExternalSecret that fills the Secret
 // it reads.
 func (p Peering) Files() []File {
+	// 1m: until the provider has pushed the identity, External Secrets finds
+	// no key and (deletionPolicy Delete) waits a whole interval before looking
+	// again, so the interval is how long a new peering can wait for its
+	// credentials.
 	es := newUnstructured(ExternalSecretAPIVersion, "ExternalSecret", p.credentialsNamespace(), p.CredentialsSecret, map[string]any{
-		"refreshInterval": "5m",
+		"refreshInterval": "1m",
 		"secretStoreRef":  map[string]any{"kind": SecretStoreKind, "name": SecretStoreName},
 		"target": map[string]any{
 			"name":           p.CredentialsSecret,

@@ -1,6 +1,8 @@
 // Package framework is what e2e suites share on top of the lab: building the
-// Spillway binaries, running a manager per cluster, applying a folder of
-// clusters/ the way Flux does, and the External Secrets stand-in.
+// Spillway binaries, running a manager per cluster, the fleet's git server,
+// real Flux (source-controller, kustomize-controller) and External Secrets as
+// lab processes, and, for suites that test one controller at a time, applying
+// a folder of clusters/ the way Flux does.
 package framework
 
 import (
@@ -52,10 +54,10 @@ func ResourceManager(c *lab.Cluster) (*ssa.ResourceManager, client.Client, error
 	if err != nil {
 		return nil, nil, err
 	}
-	return resourceManagerFor(cfg)
+	return resourceManagerFor(cfg, ssa.Owner{Field: FluxFieldManager, Group: "kustomize.toolkit.fluxcd.io"})
 }
 
-func resourceManagerFor(cfg *rest.Config) (*ssa.ResourceManager, client.Client, error) {
+func resourceManagerFor(cfg *rest.Config, owner ssa.Owner) (*ssa.ResourceManager, client.Client, error) {
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -69,7 +71,7 @@ func resourceManagerFor(cfg *rest.Config) (*ssa.ResourceManager, client.Client, 
 		return nil, nil, err
 	}
 	poller := polling.NewStatusPoller(cl, mapper, polling.Options{})
-	return ssa.NewResourceManager(cl, poller, ssa.Owner{Field: FluxFieldManager, Group: "kustomize.toolkit.fluxcd.io"}), cl, nil
+	return ssa.NewResourceManager(cl, poller, owner), cl, nil
 }
 
 // ApplyDir builds dir and applies it in stages (CRDs and namespaces first), as

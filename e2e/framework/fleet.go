@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fluxcd/pkg/ssa"
@@ -30,24 +29,6 @@ func IdentityOf(installDir string) (Identity, error) {
 		}
 	}
 	return Identity{}, fmt.Errorf("%s has no ConfigMap spillway-cluster-identity", installDir)
-}
-
-// LabObjects builds a config folder for the lab: everything but the External
-// Secrets objects, because no External Secrets operator runs in the lab (the
-// caller carries the Secret with CopySecret instead).
-func LabObjects(dir string) ([]*unstructured.Unstructured, error) {
-	objs, err := Build(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []*unstructured.Unstructured
-	for _, o := range objs {
-		if strings.HasPrefix(o.GetAPIVersion(), "external-secrets.io/") {
-			continue
-		}
-		out = append(out, o)
-	}
-	return out, nil
 }
 
 // WaitForObjects waits until kstatus judges every object Current, as a Flux

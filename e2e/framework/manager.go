@@ -33,10 +33,10 @@ func Binaries() (string, error) {
 			return
 		}
 		binDir = filepath.Join(root, "bin", "e2e")
-		cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/...")
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/...", "./e2e/lab/cmd/...")
 		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
-			buildErr = fmt.Errorf("building ./cmd/...: %w", err)
+			buildErr = fmt.Errorf("building ./cmd/... and ./e2e/lab/cmd/...: %w", err)
 		}
 	})
 	return binDir, buildErr

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/apimachinery/pkg/runtime"
 
-	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
-	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
@@ -27,41 +25,48 @@ func Install(ctx context.Context, root string, c *lab.Cluster, id Identity) erro
 	return StartManager(ctx, c, id)
 }
 
-// Peer makes consumer consume provider as a committed pair of manifests
-// would: the provider's ResourceOffer (labels copied onto the virtual node),
-// the consumer's identity Secret carried across (the lab's stand-in for the
-// PushSecret / ExternalSecret pair), and the consumer's ForeignCluster. It
-// returns once the virtual node is Ready.
+// Peer makes consumer consume provider with the manifests `spillway generate
+// offer` and `spillway peer` write: on the provider the ResourceOffer (labels
+// copied onto the virtual node) and the PushSecret of the consumer's identity,
+// on the consumer the ForeignCluster and the ExternalSecret that fetches it.
+// External Secrets carries the identity through the lab's store. It returns
+// once the virtual node is Ready.
 func Peer(ctx context.Context, consumer *lab.Cluster, consumerID Identity, provider *lab.Cluster, providerID Identity, labels map[string]string) error {
+	if err := EnsureExternalSecrets(ctx, consumer, provider); err != nil {
+		return err
+	}
+	offer := manifests.Offer{Provider: providerID.ClusterName, Consumer: consumerID.ClusterName, ClusterID: consumerID.ClusterID, Labels: labels}
+	if err := ApplyFiles(ctx, provider, offer.Files()); err != nil {
+		return fmt.Errorf("offering %s to %s: %w", provider.Name, consumer.Name, err)
+	}
+	if err := WaitForStoreKey(ctx, consumer, manifests.IdentityKey(providerID.ClusterName, consumerID.ClusterName)); err != nil {
+		return fmt.Errorf("waiting for %s's PushSecret to hand %s's identity to the store: %w", provider.Name, consumer.Name, err)
+	}
+	peering := manifests.Peering{Consumer: consumerID.ClusterName, Provider: providerID.ClusterName, ClusterID: providerID.ClusterID,
+		CredentialsSecret: providerID.ClusterName + "-credentials"}
+	if err := ApplyFiles(ctx, consumer, peering.Files()); err != nil {
+		return fmt.Errorf("peering %s with %s: %w", consumer.Name, provider.Name, err)
+	}
 	consumerC, err := Client(consumer)
 	if err != nil {
 		return err
 	}
-	providerC, err := Client(provider)
-	if err != nil {
-		return err
-	}
-	offer := &sharingv1alpha1.ResourceOffer{ObjectMeta: metav1.ObjectMeta{Name: consumerID.ClusterName, Namespace: "liqo"},
-		Spec: sharingv1alpha1.ResourceOfferSpec{ClusterID: consumerID.ClusterID, ClusterName: consumerID.ClusterName, Labels: labels}}
-	if err := client.IgnoreAlreadyExists(providerC.Create(ctx, offer)); err != nil {
-		return fmt.Errorf("offering %s to %s: %w", provider.Name, consumer.Name, err)
-	}
-	credentials := providerID.ClusterName + "-credentials"
-	identity := client.ObjectKey{Namespace: "liqo", Name: sharingv1alpha1.IdentitySecretName(consumerID.ClusterName, "")}
-	if err := Poll(ctx, func(ctx context.Context) error {
-		return CopySecret(ctx, providerC, identity, consumerC, client.ObjectKey{Namespace: "liqo", Name: credentials})
-	}); err != nil {
-		return fmt.Errorf("carrying %s's identity for %s: %w", provider.Name, consumer.Name, err)
-	}
-	fc := &discoveryv1alpha1.ForeignCluster{ObjectMeta: metav1.ObjectMeta{Name: providerID.ClusterName},
-		Spec: discoveryv1alpha1.ForeignClusterSpec{
-			ClusterIdentity:        discoveryv1alpha1.ClusterIdentity{ClusterID: providerID.ClusterID, ClusterName: providerID.ClusterName},
-			OutgoingPeeringEnabled: discoveryv1alpha1.PeeringEnabledYes, IncomingPeeringEnabled: discoveryv1alpha1.PeeringEnabledNo,
-			CredentialsSecretRef: &discoveryv1alpha1.SecretReference{Name: credentials, Namespace: "liqo"},
-		}}
-	if err := client.IgnoreAlreadyExists(consumerC.Create(ctx, fc)); err != nil {
-		return fmt.Errorf("peering %s with %s: %w", consumer.Name, provider.Name, err)
-	}
 	node := virtualkubeletv1alpha1.VirtualNodeName(providerID.ClusterName)
 	return Poll(ctx, func(ctx context.Context) error { return NodeReady(ctx, consumerC, node) })
+}
+
+// ApplyFiles applies the objects of manifest files the CLI generates.
+func ApplyFiles(ctx context.Context, c *lab.Cluster, files []manifests.File) error {
+	var objs []*unstructured.Unstructured
+	for _, o := range manifests.Objects(files...) {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return err
+		}
+		u := &unstructured.Unstructured{Object: m}
+		unstructured.RemoveNestedField(u.Object, "status")
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		objs = append(objs, u)
+	}
+	return Apply(ctx, c, objs)
 }

@@ -4,20 +4,22 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
 // QuickStart installs Spillway on rome and milan and peers them from the
-// committed clusters/ folders: CRDs, managers, milan's offer, the identity
-// Secret carried across (the lab's stand-in for External Secrets), rome's
-// ForeignCluster, until liqo-milan is Ready. keep filters the config objects
-// applied (nil applies all but External Secrets objects).
+// committed clusters/ folders: CRDs, managers, External Secrets with the
+// fleet's store, milan's config, rome's config, until liqo-milan is Ready.
+// The identity crosses through milan's PushSecret and rome's ExternalSecret.
+// keep filters the Spillway objects and workloads applied (nil applies all);
+// the External Secrets objects are always applied.
 func QuickStart(ctx context.Context, root string, rome, milan *lab.Cluster, keep func(*unstructured.Unstructured) bool) error {
 	return QuickStartWith(ctx, root, rome, milan, keep, nil)
 }
@@ -44,6 +46,9 @@ func QuickStartWith(ctx context.Context, root string, rome, milan *lab.Cluster, 
 			return err
 		}
 	}
+	if err := EnsureExternalSecrets(ctx, rome, milan); err != nil {
+		return err
+	}
 	milanObjs, err := configObjects(root, "milan", keep)
 	if err != nil {
 		return err
@@ -51,19 +56,12 @@ func QuickStartWith(ctx context.Context, root string, rome, milan *lab.Cluster, 
 	if err := Apply(ctx, milan, milanObjs); err != nil {
 		return err
 	}
+	if err := WaitForStoreKey(ctx, rome, manifests.IdentityKey("milan", "rome")); err != nil {
+		return fmt.Errorf("waiting for milan's PushSecret to hand rome's identity to the store: %w", err)
+	}
 	romeC, err := Client(rome)
 	if err != nil {
 		return err
-	}
-	milanC, err := Client(milan)
-	if err != nil {
-		return err
-	}
-	identity := client.ObjectKey{Namespace: "liqo", Name: sharingv1alpha1.IdentitySecretName("rome", "")}
-	if err := Poll(ctx, func(ctx context.Context) error {
-		return CopySecret(ctx, milanC, identity, romeC, client.ObjectKey{Namespace: "liqo", Name: "milan-credentials"})
-	}); err != nil {
-		return fmt.Errorf("carrying milan's identity to rome: %w", err)
 	}
 	romeObjs, err := configObjects(root, "rome", keep)
 	if err != nil {
@@ -76,13 +74,13 @@ func QuickStartWith(ctx context.Context, root string, rome, milan *lab.Cluster, 
 }
 
 func configObjects(root, cluster string, keep func(*unstructured.Unstructured) bool) ([]*unstructured.Unstructured, error) {
-	objs, err := LabObjects(filepath.Join(root, "clusters", cluster, "config"))
+	objs, err := Build(filepath.Join(root, "clusters", cluster, "config"))
 	if err != nil || keep == nil {
 		return objs, err
 	}
 	var out []*unstructured.Unstructured
 	for _, o := range objs {
-		if keep(o) {
+		if keep(o) || strings.HasPrefix(o.GetAPIVersion(), "external-secrets.io/") {
 			out = append(out, o)
 		}
 	}

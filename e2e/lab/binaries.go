@@ -58,6 +58,23 @@ func ResolveBinaries(progress io.Writer) (Binaries, error) {
 	return b, nil
 }
 
+// Tool returns the path hack/tools.sh prints for name (a binary or a directory
+// of CRDs, cached under ~/.cache/spillway by version; the first call may build
+// it for minutes, with progress on progress).
+func Tool(name string, progress io.Writer) (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(filepath.Join(root, "hack", "tools.sh"), name)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, progress
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("hack/tools.sh %s failed: %w", name, err)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
 // RepoRoot walks up from the working directory to the main module's go.mod.
 func RepoRoot() (string, error) {
 	dir, err := os.Getwd()

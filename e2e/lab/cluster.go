@@ -281,7 +281,7 @@ func (c *Cluster) Start(ctx context.Context, component string) error {
 	if err := c.checkPortsFree(component); err != nil {
 		return err
 	}
-	p, err := startProcess(args, c.LogPath(component))
+	p, err := startProcess(args, nil, c.LogPath(component))
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,19 @@ var httpClient = &http.Client{Timeout: 2 * time.Second}
 // so that lab-down stops it, and checked by ready before returning. A process
 // of the same name still running is stopped first.
 func (c *Cluster) StartExtra(ctx context.Context, name string, args []string, ready func(context.Context) error) error {
+	return c.StartExtraWithEnv(ctx, name, args, nil, ready)
+}
+
+// StartExtraWithEnv is StartExtra with variables added to the process's
+// environment, e.g. KUBECONFIG for controllers that take no --kubeconfig flag.
+func (c *Cluster) StartExtraWithEnv(ctx context.Context, name string, args, env []string, ready func(context.Context) error) error {
 	if slices.Contains(Components, name) || strings.ContainsAny(name, "/ ") {
 		return fmt.Errorf("extra process name %q is reserved or not a simple name", name)
 	}
 	if err := c.StopExtra(name); err != nil {
 		return err
 	}
-	p, err := startProcess(args, c.LogPath(name))
+	p, err := startProcess(args, env, c.LogPath(name))
 	if err != nil {
 		return err
 	}

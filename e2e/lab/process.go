@@ -18,7 +18,9 @@ import (
 type Process struct {
 	PID  int      `json:"pid"`
 	Args []string `json:"args"`
-	Log  string   `json:"log"`
+	// Env is added to the lab's environment (KUBECONFIG for controllers that read no flag).
+	Env []string `json:"env,omitempty"`
+	Log string   `json:"log"`
 	// exited is closed when this process, started by us, has been reaped;
 	// exitState then says how it ended.
 	exited    chan struct{}
@@ -28,7 +30,7 @@ type Process struct {
 // startProcess runs args in its own session, output appended to logPath. The
 // session makes the component outlive the command that started it (lab-up
 // returns while the clusters keep running) and lets us signal its whole group.
-func startProcess(args []string, logPath string) (*Process, error) {
+func startProcess(args, env []string, logPath string) (*Process, error) {
 	if _, err := os.Stat(args[0]); err != nil {
 		return nil, fmt.Errorf("binary %s is missing: run `make lab-up` (it builds the lab binaries) or hack/kubebin.sh: %w", args[0], err)
 	}
@@ -40,11 +42,15 @@ func startProcess(args []string, logPath string) (*Process, error) {
 	fmt.Fprintf(logFile, "\n=== %s spillway-lab starting: %s\n", time.Now().Format(time.RFC3339), strings.Join(args, " "))
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	closeInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", args[0], err)
 	}
-	p := &Process{PID: cmd.Process.Pid, Args: args, Log: logPath, exited: make(chan struct{})}
+	p := &Process{PID: cmd.Process.Pid, Args: args, Env: env, Log: logPath, exited: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		p.exitState = "exited"
@@ -54,6 +60,24 @@ func startProcess(args []string, logPath string) (*Process, error) {
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// closeInheritedOnExec marks every descriptor above stderr close-on-exec.
+// Go opens its own that way, but descriptors this process inherited stay
+// open across exec: `flock /tmp/spillway-e2e.lock go test ...` hands its lock
+// to the test, and every component started from it would hold the lock for
+// as long as the lab lives, long after the suite (with SPILLWAY_E2E_KEEP=1,
+// or after a crash).
+func closeInheritedOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // Alive reports whether the process runs. For a process this program started,

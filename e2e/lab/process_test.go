@@ -3,7 +3,11 @@ package lab
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,7 +17,7 @@ import (
 func TestWaitForReportsADeadComponentWithItsLog(t *testing.T) {
 	g := NewWithT(t)
 	log := filepath.Join(t.TempDir(), "x.log")
-	p, err := startProcess([]string{"/bin/sh", "-c", "echo 'flag --bogus not recognised'; exit 3"}, log)
+	p, err := startProcess([]string{"/bin/sh", "-c", "echo 'flag --bogus not recognised'; exit 3"}, nil, log)
 	g.Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -24,7 +28,7 @@ func TestWaitForReportsADeadComponentWithItsLog(t *testing.T) {
 
 func TestStopKillsTheProcessAndAliveFollows(t *testing.T) {
 	g := NewWithT(t)
-	p, err := startProcess([]string{"/bin/sleep", "60"}, filepath.Join(t.TempDir(), "s.log"))
+	p, err := startProcess([]string{"/bin/sleep", "60"}, nil, filepath.Join(t.TempDir(), "s.log"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(p.Alive()).To(BeTrue())
 	g.Expect(p.Stop(5 * time.Second)).To(Succeed())
@@ -33,7 +37,7 @@ func TestStopKillsTheProcessAndAliveFollows(t *testing.T) {
 
 func TestAliveRejectsARecycledPid(t *testing.T) {
 	g := NewWithT(t)
-	p, err := startProcess([]string{"/bin/sleep", "60"}, filepath.Join(t.TempDir(), "s.log"))
+	p, err := startProcess([]string{"/bin/sleep", "60"}, nil, filepath.Join(t.TempDir(), "s.log"))
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = p.Stop(time.Second) }()
 	// Same pid, recorded as another command (as after a reboot): not ours, never signalled.
@@ -42,6 +46,36 @@ func TestAliveRejectsARecycledPid(t *testing.T) {
 }
 
 func TestStartProcessNamesAMissingBinary(t *testing.T) {
-	_, err := startProcess([]string{"/nonexistent/kube-apiserver"}, filepath.Join(t.TempDir(), "a.log"))
+	_, err := startProcess([]string{"/nonexistent/kube-apiserver"}, nil, filepath.Join(t.TempDir(), "a.log"))
 	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("/nonexistent/kube-apiserver is missing")))
+}
+
+// A lock the test inherited (as from `flock LOCK go test`) must not pass to
+// the lab's components, or it outlives the suite with them.
+func TestStartProcessDoesNotHandOnInheritedDescriptors(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Clear close-on-exec, as a descriptor inherited from a parent is.
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), syscall.F_SETFD, 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	out := filepath.Join(t.TempDir(), "fds.log")
+	p, err := startProcess([]string{"/bin/sh", "-c", "ls /proc/self/fd"}, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := strconv.Itoa(int(f.Fd()))
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == fd {
+			t.Fatalf("descriptor %d reached the child:\n%s", f.Fd(), data)
+		}
+	}
 }

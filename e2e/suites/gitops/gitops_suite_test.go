@@ -1,21 +1,24 @@
 //go:build e2e
 
-// Package gitops_test applies clusters/rome and clusters/milan to the lab the
-// way Flux does (fluxcd/pkg/ssa, field manager kustomize-controller, in the
-// layers of clusters/<name>/flux) and proves the Flux contract: every object
-// becomes kstatus Current, nothing drifts once the controllers have run, and
-// the folder converges whatever the order it is applied in.
+// Package gitops_test runs clusters/rome and clusters/milan on the lab the
+// way a Flux user runs them: real source-controller and kustomize-controller
+// reconcile the fleet from the lab's git server, real External Secrets carries
+// milan's identity for rome through the store, and the suite checks the Flux
+// contract: every Kustomization Ready with health checks on every Spillway
+// kind, nothing applied again once the controllers have run (kustomize-
+// controller's apply log all "unchanged", `flux diff` empty), a hand edit
+// reverted, a config folder removed in git pruned and unpeered, and the two
+// clusters converging when their configs come back in the reverse order.
 //
-// One stand-in, in e2e/framework and said so wherever used: no External
-// Secrets operator runs in the lab, so the ExternalSecret and PushSecret of
-// the folders are left out (framework.LabObjects) and the suite copies
-// milan's identity Secret to rome itself (CopySecret). Pods are placed by the
-// manager's own pod webhook.
+// Nothing here applies a Spillway object or copies a Secret: the suite only
+// commits to the fleet and asks Flux to reconcile. The manager runs as a lab
+// process standing in for the Deployment liqo/spillway-controller, whose pod
+// kwok reports Running.
 package gitops_test
 
 import (
 	"context"
-	"path/filepath"
+	"os"
 	"testing"
 	"time"
 
@@ -34,6 +37,8 @@ var (
 	rome, milan   *lab.Cluster
 	romeC, milanC client.Client
 	repoRoot      string
+	gitops        *framework.GitOps
+	pushed        time.Time
 )
 
 func TestGitOps(t *testing.T) {
@@ -47,6 +52,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	_, err = framework.Binaries()
 	Expect(err).NotTo(HaveOccurred())
+	_, err = framework.ResolveGitOpsTools(os.Stderr)
+	Expect(err).NotTo(HaveOccurred())
 	theLab, err = lab.StartForSuite(ctx, "gitops", portBase, lab.MustSpecs("rome milan:nodes=2,cpu=8,memory=32Gi"), false)
 	Expect(err).NotTo(HaveOccurred())
 	rome, _ = theLab.Cluster("rome")
@@ -55,22 +62,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	milanC, err = framework.Client(milan)
 	Expect(err).NotTo(HaveOccurred())
-
-	// The first two Flux layers, spillway-crds and spillway-install, on both
-	// clusters; the manager itself runs as a process of the lab (the
-	// Deployment applied with install/ runs on kwok nodes and does nothing).
-	for _, c := range []*lab.Cluster{rome, milan} {
-		for _, layer := range []string{"crds", "install"} {
-			objs := layerObjects(c.Name, layer)
-			Expect(applyStaged(ctx, c, objs)).Error().NotTo(HaveOccurred())
-			Expect(framework.WaitForObjects(ctx, c, objs)).To(Succeed(), "%s: %s layer not Current", c.Name, layer)
-		}
-		id, err := framework.IdentityOf(filepath.Join(repoRoot, "clusters", c.Name, "install"))
-		Expect(err).NotTo(HaveOccurred())
-		// A short check interval: the uninstall spec waits for the
-		// webhook configurations to be republished.
-		Expect(framework.StartManager(ctx, c, id, "--webhook-check-interval=2s")).To(Succeed())
-	}
+	pushed = time.Now()
+	// A short webhook check interval: the uninstall spec waits for the
+	// webhook configurations to be republished.
+	gitops, err = framework.StartGitOps(ctx, repoRoot, theLab, []*lab.Cluster{rome, milan}, os.Stderr,
+		func(*lab.Cluster) []string { return []string{"--webhook-check-interval=2s"} })
+	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(15*time.Minute))
 
 var _ = AfterSuite(func(ctx context.Context) {

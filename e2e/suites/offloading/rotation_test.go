@@ -52,7 +52,14 @@ func rotationSpec(ns, app string, twin *string) {
 			_, err := oldClient.CoreV1().ConfigMaps(tenant).Get(ctx, sharingv1alpha1.OfferConfigMapName, metav1.GetOptions{})
 			return err
 		}).WithContext(ctx).WithTimeout(30*time.Second).Should(MatchError(apierrors.IsUnauthorized, "IsUnauthorized"), "the old token is revoked")
-		Expect(framework.CopySecret(ctx, milanC, identity, romeC, credentials)).To(Succeed())
+		// The new identity crosses as any other: milan's PushSecret to the
+		// store, rome's ExternalSecret from it, asked to sync now.
+		Expect(framework.SyncIdentities(ctx, milanC, romeC)).To(Succeed())
+		Eventually(func(g Gomega) {
+			s := &corev1.Secret{}
+			g.Expect(romeC.Get(ctx, credentials, s)).To(Succeed())
+			g.Expect(s.Data[sharingv1alpha1.IdentityTokenKey]).NotTo(Equal(old.Data[sharingv1alpha1.IdentityTokenKey]))
+		}).WithContext(ctx).WithTimeout(60*time.Second).WithPolling(2*time.Second).Should(Succeed(), "rome's credentials carry the new token")
 
 		// A new pod needs the pod handler's client; its logs, the relay's.
 		tmpl := offloadedDeployment(ns, "rotated", 1).Spec.Template

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
@@ -20,7 +21,9 @@ import (
 
 // refusesUnsafeCredentials registers, inside the ordered peering container
 // (milan's peering is Ready), the specs of credentials that would make the
-// manager run a command or read its own token from disk.
+// manager run a command or read its own token from disk. External Secrets
+// keeps milan-credentials true to the store (it reverts edits), so the spec
+// points the ForeignCluster at a second Secret, then back at git's.
 func refusesUnsafeCredentials() {
 	for _, tc := range []struct{ field, line string }{
 		{"exec", "    exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: [-c, 'touch /tmp/spillway-owned']}"},
@@ -31,10 +34,19 @@ func refusesUnsafeCredentials() {
 			Expect(milanC.Get(ctx, identity, good)).To(Succeed())
 			kc := string(good.Data[sharingv1alpha1.IdentityKubeconfigKey])
 			Expect(kc).To(ContainSubstring("    token: "))
-			bad := &corev1.Secret{}
-			Expect(romeC.Get(ctx, credentials, bad)).To(Succeed())
-			bad.Data[sharingv1alpha1.IdentityKubeconfigKey] = []byte(strings.Replace(kc, "    token: ", tc.line+"\n    token: ", 1))
-			Expect(romeC.Update(ctx, bad)).To(Succeed())
+			unsafe := client.ObjectKey{Namespace: "liqo", Name: "milan-unsafe"}
+			data := map[string][]byte{}
+			for k, v := range good.Data {
+				data[k] = v
+			}
+			data[sharingv1alpha1.IdentityKubeconfigKey] = []byte(strings.Replace(kc, "    token: ", tc.line+"\n    token: ", 1))
+			Expect(romeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: unsafe.Namespace, Name: unsafe.Name}, Data: data})).To(Succeed())
+			DeferCleanup(func(ctx context.Context) {
+				Expect(client.IgnoreNotFound(romeC.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: unsafe.Namespace, Name: unsafe.Name}}))).To(Succeed())
+			})
+			fc := only(romeConfig, "ForeignCluster")[0].DeepCopy()
+			Expect(unstructured.SetNestedField(fc.Object, unsafe.Name, "spec", "credentialsSecretRef", "name")).To(Succeed())
+			Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{fc})).To(Succeed())
 
 			Eventually(func(g Gomega) {
 				fc := fcNamed("milan")
@@ -42,13 +54,14 @@ func refusesUnsafeCredentials() {
 				ready := readyCondition(fc)
 				g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
 				g.Expect(ready.Reason).To(Equal(discoveryv1alpha1.InvalidCredentialsReason))
-				g.Expect(ready.Message).To(And(ContainSubstring(credentials.String()), ContainSubstring(`key "kubeconfig"`),
+				g.Expect(ready.Message).To(And(ContainSubstring(unsafe.String()), ContainSubstring(`key "kubeconfig"`),
 					ContainSubstring(".user."+tc.field+" is not allowed"), ContainSubstring("use a token")))
 			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 			Expect(nodeExists(ctx, "liqo-milan")).To(BeTrue(), "refused credentials never delete the node")
 			Expect(rome.ExtraRunning(framework.ManagerProcess)).To(BeTrue())
 
-			Expect(framework.CopySecret(ctx, milanC, identity, romeC, credentials)).To(Succeed())
+			// git's ForeignCluster again, reading the Secret External Secrets fills.
+			Expect(framework.Apply(ctx, rome, only(romeConfig, "ForeignCluster"))).To(Succeed())
 			Eventually(func(g Gomega) {
 				fc := fcNamed("milan")
 				g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), fc)).To(Succeed())

@@ -2,9 +2,9 @@
 
 // Package peering_test runs the quick-start peering from git on the lab: milan
 // offers resources to rome, rome peers with milan and gets a virtual node.
-// No External Secrets operator runs in the lab: the suite copies the identity
-// Secret from milan to rome itself, standing in for the PushSecret/ExternalSecret
-// pair committed in clusters/.
+// External Secrets runs on both clusters and carries milan's identity for
+// rome through the lab's store, with the PushSecret and ExternalSecret
+// committed in clusters/; the suite forges Secrets only to test bad input.
 package peering_test
 
 import (
@@ -59,6 +59,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	milanID = identityOf("milan")
 	romeConfig = labObjects(filepath.Join(repoRoot, "clusters/rome/config"))
 	milanConfig = labObjects(filepath.Join(repoRoot, "clusters/milan/config"))
+	Expect(framework.EnsureExternalSecrets(ctx, rome, milan)).To(Succeed())
 	for _, c := range []*lab.Cluster{rome, milan} {
 		Expect(framework.ApplyDir(ctx, c, filepath.Join(repoRoot, "kustomize/crd"))).To(Succeed())
 		Expect(framework.Apply(ctx, c, []*unstructured.Unstructured{framework.Namespace("liqo")})).To(Succeed())
@@ -76,15 +77,14 @@ func identityOf(name string) framework.Identity {
 	return id
 }
 
-// labObjects builds a cluster's config folder without its External Secrets
-// objects (the suite carries the Secret itself) and keeps Spillway's kinds:
-// the workloads belong to the offloading suite.
+// labObjects builds a cluster's config folder and keeps Spillway's and
+// External Secrets' kinds: the workloads belong to the offloading suite.
 func labObjects(dir string) []*unstructured.Unstructured {
-	objs, err := framework.LabObjects(dir)
+	objs, err := framework.Build(dir)
 	Expect(err).NotTo(HaveOccurred())
 	var out []*unstructured.Unstructured
 	for _, o := range objs {
-		if strings.HasSuffix(strings.Split(o.GetAPIVersion(), "/")[0], "liqo.io") {
+		if group := strings.Split(o.GetAPIVersion(), "/")[0]; strings.HasSuffix(group, "liqo.io") || group == "external-secrets.io" {
 			out = append(out, o)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ import (
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
@@ -92,11 +94,15 @@ func nodeExists(ctx context.Context, name string) bool {
 
 var _ = Describe("peering from git", Ordered, func() {
 	It("publishes milan's offer for rome, with a tenant namespace and identity", func(ctx context.Context) {
-		Expect(framework.Apply(ctx, milan, only(milanConfig, "ResourceOffer"))).To(Succeed())
+		Expect(framework.Apply(ctx, milan, append(only(milanConfig, "ResourceOffer"), only(milanConfig, "PushSecret")...))).To(Succeed())
 		Eventually(func(g Gomega) {
 			s := &corev1.Secret{}
 			g.Expect(milanC.Get(ctx, identity, s)).To(Succeed())
 			g.Expect(s.Data).To(HaveKey(sharingv1alpha1.IdentityKubeconfigKey))
+			// milan's PushSecret hands it to the store, where rome's ExternalSecret will find it.
+			stored := &corev1.Secret{}
+			g.Expect(romeC.Get(ctx, secretKey(framework.StoreNamespace, manifests.IdentityKey("milan", "rome")), stored)).To(Succeed())
+			g.Expect(stored.Data).To(Equal(s.Data))
 		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 	}, SpecTimeout(90*time.Second))
 
@@ -136,9 +142,10 @@ var _ = Describe("peering from git", Ordered, func() {
 	}, SpecTimeout(2*time.Minute))
 
 	It("heals when the Secret is fixed: Established within 30s and liqo-milan Ready with the offer", func(ctx context.Context) {
+		// The forged Secret goes and rome's ExternalSecret fetches the real one from the store.
+		Expect(romeC.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: credentials.Namespace, Name: credentials.Name}})).To(Succeed())
 		start := time.Now()
-		// Stand-in for External Secrets: copy milan's identity Secret to rome.
-		Expect(framework.CopySecret(ctx, milanC, identity, romeC, credentials)).To(Succeed())
+		Expect(framework.Apply(ctx, rome, only(romeConfig, "ExternalSecret"))).To(Succeed())
 		Eventually(func(g Gomega) {
 			out := kubectl(rome, "get", "foreignclusters")
 			lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -193,7 +200,14 @@ var _ = Describe("peering from git", Ordered, func() {
 	refusesUnsafeCredentials()
 
 	It("names a clusterID mismatch and leaves other peerings alone", func(ctx context.Context) {
-		Expect(framework.CopySecret(ctx, milanC, identity, romeC, secretKey("liqo", "lisbon-credentials"))).To(Succeed())
+		// milan's identity for rome, fetched from the store into a second
+		// Secret: the ExternalSecret `spillway peer` writes, without its ForeignCluster.
+		lisbon := manifests.Peering{Consumer: "rome", Provider: "milan", CredentialsSecret: "lisbon-credentials"}
+		files := slices.DeleteFunc(lisbon.Files(), func(f manifests.File) bool { return f.Name != manifests.ExternalSecretFile("milan") })
+		Expect(files).To(HaveLen(1))
+		Expect(framework.ApplyFiles(ctx, rome, files)).To(Succeed())
+		Eventually(func() error { return romeC.Get(ctx, secretKey("liqo", "lisbon-credentials"), &corev1.Secret{}) }).
+			WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 		wrong := &discoveryv1alpha1.ForeignCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: "lisbon"},
 			Spec: discoveryv1alpha1.ForeignClusterSpec{
@@ -308,11 +322,13 @@ var _ = Describe("peering from git", Ordered, func() {
 		fc := only(romeConfig, "ForeignCluster")[0].DeepCopy()
 		Expect(unstructured.SetNestedField(fc.Object, true, "spec", "suspend")).To(Succeed())
 		Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{fc})).To(Succeed())
-		// Breaking the credentials would turn a reconciled peering Ready=False.
-		good := &corev1.Secret{}
-		Expect(romeC.Get(ctx, credentials, good)).To(Succeed())
-		good.Data = forgedCredentials(ctx)
-		Expect(romeC.Update(ctx, good)).To(Succeed())
+		// Pointing it at bad credentials would turn a reconciled peering
+		// Ready=False. (External Secrets keeps milan-credentials itself true
+		// to the store: it reverts any edit.)
+		Expect(romeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo", Name: "milan-forged"},
+			Data: forgedCredentials(ctx)})).To(Succeed())
+		Expect(unstructured.SetNestedField(fc.Object, "milan-forged", "spec", "credentialsSecretRef", "name")).To(Succeed())
+		Expect(framework.Apply(ctx, rome, []*unstructured.Unstructured{fc})).To(Succeed())
 		Consistently(func(g Gomega) {
 			got := fcNamed("milan")
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
@@ -328,13 +344,15 @@ var _ = Describe("peering from git", Ordered, func() {
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		Expect(nodeExists(ctx, "liqo-milan")).To(BeTrue(), "bad credentials never delete the node")
 
-		Expect(framework.CopySecret(ctx, milanC, identity, romeC, credentials)).To(Succeed())
+		// git's ForeignCluster again, reading the Secret External Secrets fills.
+		Expect(framework.Apply(ctx, rome, only(romeConfig, "ForeignCluster"))).To(Succeed())
 		Eventually(func(g Gomega) {
 			got := fcNamed("milan")
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(got), got)).To(Succeed())
 			g.Expect(readyCondition(got).Status).To(Equal(metav1.ConditionTrue))
 			g.Expect(nodeReady(ctx)).To(Equal(corev1.ConditionTrue))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Expect(romeC.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo", Name: "milan-forged"}})).To(Succeed())
 	}, SpecTimeout(2*time.Minute))
 
 	It("grows liqo-milan when milan gains nodes and shrinks it when milan's pods use capacity", func(ctx context.Context) {
@@ -369,7 +387,16 @@ var _ = Describe("peering from git", Ordered, func() {
 			g.Expect(milanC.Get(ctx, identity, s)).To(Succeed())
 			g.Expect(s.Data[sharingv1alpha1.IdentityTokenKey]).NotTo(Equal(old.Data[sharingv1alpha1.IdentityTokenKey]))
 		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
-		Expect(framework.CopySecret(ctx, milanC, identity, romeC, credentials)).To(Succeed())
+		// The rotated identity travels as any other: milan's PushSecret to the
+		// store, rome's ExternalSecret from it. Their refresh intervals are
+		// minutes; force-sync asks for it now, as `kubectl annotate` would.
+		Expect(framework.ForceSync(ctx, milanC, only(milanConfig, "PushSecret")[0])).To(Succeed())
+		Eventually(func(g Gomega) {
+			s := &corev1.Secret{}
+			g.Expect(romeC.Get(ctx, secretKey(framework.StoreNamespace, manifests.IdentityKey("milan", "rome")), s)).To(Succeed())
+			g.Expect(s.Data[sharingv1alpha1.IdentityTokenKey]).NotTo(Equal(old.Data[sharingv1alpha1.IdentityTokenKey]))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Expect(framework.ForceSync(ctx, romeC, only(romeConfig, "ExternalSecret")[0])).To(Succeed())
 		Eventually(func(g Gomega) {
 			fc := fcNamed("milan")
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), fc)).To(Succeed())

@@ -4,6 +4,7 @@
 //	spillway-lab status
 //	spillway-lab stop|start|restart CLUSTER COMPONENT
 //	spillway-lab down
+//	spillway-lab serve-git --root DIR --addr 127.0.0.1:PORT   (the lab's fleet git server)
 package main
 
 import (
@@ -11,8 +12,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -38,8 +41,13 @@ func run(args []string) error {
 	overlap := fs.Bool("overlapping-cidrs", false, "give every cluster the same pod and service CIDRs")
 	qps := fs.Int("qps", lab.DefaultClientQPS.QPS, "client QPS of controller-manager and scheduler (burst is twice)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "how long up and start/restart wait for readiness")
+	gitRoot := fs.String("root", "", "serve-git: directory of bare repositories")
+	addr := fs.String("addr", "127.0.0.1:0", "serve-git: loopback address to listen on")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if args[0] == "serve-git" {
+		return serveGit(*gitRoot, *addr)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -74,7 +82,25 @@ func run(args []string) error {
 	case "stop", "start", "restart":
 		return component(ctx, opts, args[0], fs.Args())
 	}
-	return fmt.Errorf("unknown verb %q: use up, down, status, stop, start or restart", args[0])
+	return fmt.Errorf("unknown verb %q: use up, down, status, stop, start, restart or serve-git", args[0])
+}
+
+// serveGit runs the lab's git server in the foreground; the lab starts it as
+// one of its processes.
+func serveGit(root, addr string) error {
+	if root == "" {
+		return errors.New("serve-git needs --root, the directory holding the bare repositories")
+	}
+	if !strings.HasPrefix(addr, "127.0.0.1:") {
+		return fmt.Errorf("serve-git --addr %q: the lab listens on loopback only (127.0.0.1:PORT)", addr)
+	}
+	h, err := lab.GitHandler(root)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Printf("serve-git: serving %s on http://%s\n", root, addr)
+	return srv.ListenAndServe()
 }
 
 func status(ctx context.Context, opts lab.Options) error {
@@ -95,6 +121,17 @@ func status(ctx context.Context, opts lab.Options) error {
 				state = "running"
 			}
 			fmt.Printf("  %-24s %s\n", comp, state)
+		}
+		// The processes the demo and suites add: spillway-controller, Flux, External Secrets, the git server.
+		for _, name := range c.ProcessNames() {
+			if slices.Contains(lab.Components, name) {
+				continue
+			}
+			state := "stopped"
+			if c.ExtraRunning(name) {
+				state = "running"
+			}
+			fmt.Printf("  %-24s %s (log %s)\n", name, state, c.LogPath(name))
 		}
 	}
 	return nil

@@ -1,0 +1,349 @@
+//go:build e2e
+
+package gitops_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+// The offloaded namespace of clusters/rome/config, its workload, and the
+// objects External Secrets makes of milan's identity for rome.
+const (
+	demoNamespace = "liqo-demo"
+	nginxReplicas = 1
+	credentials   = "milan-credentials"
+	storeKey      = "spillway-milan-identity-rome"
+)
+
+// appliedLayers are the Kustomizations whose applies the suite inspects:
+// every one but flux-system, which applies the Kustomizations themselves.
+var appliedLayers = []string{"spillway-crds", "fleet-secrets", "spillway-install", "spillway-config"}
+
+var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() {
+	var initial string    // the fleet's commit the lab started from
+	var prunedTwin string // milan's twin of rome's liqo-demo, once pruned
+
+	BeforeAll(func(ctx context.Context) {
+		var err error
+		initial, err = gitops.Repo.Head(ctx)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("makes every layer Ready in dependsOn order, spillway-config only once every peering, offer and offloading is", func(ctx context.Context) {
+		readyAt := map[string]map[string]time.Duration{}
+		var mu sync.Mutex
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, c := range []*lab.Cluster{rome, milan} {
+			readyAt[c.Name] = map[string]time.Duration{}
+			wg.Go(func() {
+				errs[i] = framework.WaitKustomizationsReady(ctx, c, framework.FleetKustomizations, func(name string) {
+					mu.Lock()
+					defer mu.Unlock()
+					readyAt[c.Name][name] = time.Since(pushed)
+				})
+			})
+		}
+		wg.Wait()
+		Expect(errors.Join(errs...)).To(Succeed())
+		for _, c := range []string{"rome", "milan"} {
+			at := readyAt[c]
+			GinkgoWriter.Printf("%s: Ready after the push: %v\n", c, at)
+			Expect(at["spillway-crds"]).To(BeNumerically("<=", at["spillway-install"]), c)
+			Expect(at["spillway-install"]).To(BeNumerically("<=", at["spillway-config"]), c)
+			Expect(at["fleet-secrets"]).To(BeNumerically("<=", at["spillway-config"]), c)
+		}
+
+		// The health checks that made spillway-config wait are git's, on every Spillway kind of the folder.
+		Expect(healthChecked(ctx, romeC)).To(ConsistOf("ForeignCluster/milan", "NamespaceOffloading/liqo-demo/offloading"))
+		Expect(healthChecked(ctx, milanC)).To(ConsistOf("ResourceOffer/liqo/rome"))
+
+		// milan's identity for rome crossed through the store, carried by External Secrets alone.
+		stored := &corev1.Secret{}
+		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: framework.StoreNamespace, Name: storeKey}, stored)).To(Succeed())
+		got := &corev1.Secret{}
+		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: credentials}, got)).To(Succeed())
+		Expect(got.OwnerReferences).To(ContainElement(HaveField("Kind", "ExternalSecret")))
+		Expect(got.Data).To(HaveKey(sharingv1alpha1.IdentityTokenKey))
+		Expect(got.Data[sharingv1alpha1.IdentityTokenKey]).To(Equal(stored.Data[sharingv1alpha1.IdentityTokenKey]))
+
+		Eventually(func(g Gomega) { expectOffloaded(ctx, g) }).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(8*time.Minute))
+
+	It("applies nothing on a forced reconcile once the controllers have run: every object unchanged, flux diff empty", func(ctx context.Context) {
+		for _, c := range []*lab.Cluster{rome, milan} {
+			cl := clientOf(c)
+			offset := framework.LogOffset(c, framework.KustomizeControllerProcess)
+			for _, name := range appliedLayers {
+				reconcile(ctx, cl, framework.KustomizationGVK, name)
+			}
+			objects := 0
+			for _, name := range appliedLayers {
+				outputs, err := framework.ApplyOutputs(c, name, offset)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(outputs).NotTo(BeEmpty(), "%s: kustomize-controller logged no apply of %s", c.Name, name)
+				for _, out := range outputs {
+					Expect(changed(out)).To(BeEmpty(), "%s: %s applied changes after the controllers ran", c.Name, name)
+					objects += len(out)
+				}
+				code, out := fluxDiff(ctx, c, name)
+				Expect(code).To(BeZero(), "%s: flux diff kustomization %s:\n%s", c.Name, name, out)
+			}
+			GinkgoWriter.Printf("%s: %d objects unchanged on a forced reconcile of %v\n", c.Name, objects, appliedLayers)
+		}
+	}, SpecTimeout(4*time.Minute))
+
+	It("sees a hand edit in flux diff and reverts it on the next reconcile", func(ctx context.Context) {
+		nginx := &appsv1.Deployment{}
+		key := client.ObjectKey{Namespace: demoNamespace, Name: "nginx"}
+		scale := []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, nginxReplicas+1))
+		Expect(romeC.Patch(ctx, &appsv1.Deployment{ObjectMeta: nginxMeta()}, client.RawPatch(types.MergePatchType, scale), client.FieldOwner("kubectl-edit"))).To(Succeed())
+		code, out := fluxDiff(ctx, rome, "spillway-config")
+		Expect(code).To(Equal(1), "flux diff exits 1 on drift:\n%s", out)
+		Expect(out).To(ContainSubstring("Deployment/liqo-demo/nginx"))
+		GinkgoWriter.Printf("flux diff after the hand edit:\n%s\n", out)
+
+		offset := framework.LogOffset(rome, framework.KustomizeControllerProcess)
+		reconcile(ctx, romeC, framework.KustomizationGVK, "spillway-config")
+		outputs, err := framework.ApplyOutputs(rome, "spillway-config", offset)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(outputs).NotTo(BeEmpty())
+		Expect(changed(outputs[len(outputs)-1])).To(Equal([]string{"Deployment/liqo-demo/nginx configured"}))
+		Expect(romeC.Get(ctx, key, nginx)).To(Succeed())
+		Expect(*nginx.Spec.Replicas).To(BeEquivalentTo(nginxReplicas))
+		code, out = fluxDiff(ctx, rome, "spillway-config")
+		Expect(code).To(BeZero(), "flux diff after the revert:\n%s", out)
+		Eventually(func(g Gomega) { expectOffloaded(ctx, g) }).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(3*time.Minute))
+
+	It("prunes rome's config and unpeers cleanly when the folder is removed in git", func(ctx context.Context) {
+		no := &offloadingv1alpha1.NamespaceOffloading{}
+		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: demoNamespace, Name: offloadingv1alpha1.RequiredName}, no)).To(Succeed())
+		twin := no.Status.RemoteNamespaceName
+		Expect(twin).NotTo(BeEmpty())
+
+		start := time.Now()
+		sha := commitRemoval(ctx, "rome")
+		syncFlux(ctx, rome, sha)
+		Eventually(func(g Gomega) {
+			for _, o := range []client.Object{
+				&discoveryv1alpha1.ForeignCluster{ObjectMeta: meta("", "milan")},
+				&corev1.Node{ObjectMeta: meta("", "liqo-milan")},
+				&corev1.Namespace{ObjectMeta: meta("", demoNamespace)},
+				&corev1.Secret{ObjectMeta: meta("liqo", credentials)},
+			} {
+				g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKeyFromObject(o), o))).To(BeTrue(), "rome: %T %s still exists", o, o.GetName())
+			}
+			_, err := framework.Kustomization(ctx, romeC, "spillway-config")
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "rome: Kustomization spillway-config still exists")
+			// milan runs nothing for rome any more.
+			pods := &corev1.PodList{}
+			g.Expect(milanC.List(ctx, pods, client.InNamespace(twin))).To(Succeed())
+			g.Expect(pods.Items).To(BeEmpty(), "milan: pods left in the twin namespace %s", twin)
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("rome pruned and unpeered %s after the commit\n", time.Since(start).Round(100*time.Millisecond))
+		AddReportEntry("rome pruned and unpeered after the commit in", time.Since(start).Round(100*time.Millisecond).String())
+		// milan's side is git's too, and unchanged: the offer stays.
+		Expect(framework.KustomizationReady(ctx, milanC, "spillway-config", "")).To(Succeed())
+		prunedTwin = twin
+	}, SpecTimeout(4*time.Minute))
+
+	// Known gap, for the controllers: Flux deletes the ForeignCluster and the
+	// NamespaceOffloading together; when the peering is gone first, the
+	// offloading's finalizer has no peer to withdraw its twin request from,
+	// and milan keeps the (empty) twin namespace. Enable when the
+	// ForeignCluster's finalizer releases its twins first.
+	PIt("leaves no twin namespace on milan once rome's config is pruned", func(ctx context.Context) {
+		Eventually(func() bool {
+			return apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Name: prunedTwin}, &corev1.Namespace{}))
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(BeTrue(), "milan: the twin namespace %s still exists", prunedTwin)
+	})
+
+	It("peers again when rome's config comes back in git, and applies nothing more", func(ctx context.Context) {
+		start := time.Now()
+		sha, err := gitops.Repo.Restore(ctx, "Bring back rome's config", initial, "clusters/rome")
+		Expect(err).NotTo(HaveOccurred())
+		syncFlux(ctx, rome, sha)
+		Expect(framework.WaitKustomizationsReady(ctx, rome, framework.FleetKustomizations, nil)).To(Succeed())
+		Eventually(func(g Gomega) { expectOffloaded(ctx, g) }).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("rome peered and offloaded again %s after the commit\n", time.Since(start).Round(100*time.Millisecond))
+		AddReportEntry("rome peered again after the commit in", time.Since(start).Round(100*time.Millisecond).String())
+		for _, c := range []*lab.Cluster{rome, milan} {
+			code, out := fluxDiff(ctx, c, "spillway-config")
+			Expect(code).To(BeZero(), "%s: flux diff kustomization spillway-config:\n%s", c.Name, out)
+			finished, failed, err := framework.FluxReconciliations(c)
+			Expect(err).NotTo(HaveOccurred())
+			GinkgoWriter.Printf("%s: %d Kustomization reconciliations finished, %d errors logged\n", c.Name, finished, failed)
+			AddReportEntry(c.Name+": Kustomization reconciliations finished / errors", fmt.Sprintf("%d / %d", finished, failed))
+		}
+	}, SpecTimeout(4*time.Minute))
+
+	// Known gap, for the fleet's PushSecrets: External Secrets v0.16's
+	// Kubernetes provider cannot delete a Secret pushed whole (no property:
+	// "requires property in RemoteRef to delete secret value"), so with
+	// deletionPolicy Delete, pruning milan's config leaves its PushSecret
+	// terminating for ever and the identity in the store, and milan's config
+	// cannot come back. Enable when the PushSecrets push one property per
+	// identity key (or the store is one that deletes whole secrets).
+	PIt("converges when the configs come back in the reverse order, the consumer's before the provider's", func(ctx context.Context) {
+		sha := commitRemoval(ctx, "milan")
+		syncFlux(ctx, milan, sha)
+		Eventually(func(g Gomega) {
+			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, &sharingv1alpha1.ResourceOffer{}))).To(BeTrue(), "milan: the offer to rome still exists")
+			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Namespace: framework.StoreNamespace, Name: storeKey}, &corev1.Secret{}))).To(BeTrue(), "the store still holds %s", storeKey)
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		sha = commitRemoval(ctx, "rome")
+		syncFlux(ctx, rome, sha)
+
+		sha, err := gitops.Repo.Restore(ctx, "Bring back rome's config", initial, "clusters/rome")
+		Expect(err).NotTo(HaveOccurred())
+		syncFlux(ctx, rome, sha)
+		// rome's peering is applied and waits: no credentials in the store yet.
+		Eventually(func(g Gomega) {
+			g.Expect(romeC.Get(ctx, client.ObjectKey{Name: "milan"}, &discoveryv1alpha1.ForeignCluster{})).To(Succeed())
+			g.Expect(framework.KustomizationReady(ctx, romeC, "spillway-config", "")).NotTo(Succeed())
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+
+		sha, err = gitops.Repo.Restore(ctx, "Bring back milan's config", initial, "clusters/milan")
+		Expect(err).NotTo(HaveOccurred())
+		syncFlux(ctx, milan, sha)
+		for _, c := range []*lab.Cluster{milan, rome} {
+			Expect(framework.WaitKustomizationsReady(ctx, c, framework.FleetKustomizations, nil)).To(Succeed())
+		}
+		Eventually(func(g Gomega) { expectOffloaded(ctx, g) }).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	})
+})
+
+// healthChecked lists the health checks of a cluster's live spillway-config.
+func healthChecked(ctx context.Context, c client.Client) []string {
+	ks, err := framework.Kustomization(ctx, c, "spillway-config")
+	Expect(err).NotTo(HaveOccurred())
+	checks, _, _ := unstructured.NestedSlice(ks.Object, "spec", "healthChecks")
+	var out []string
+	for _, hc := range checks {
+		m := hc.(map[string]any)
+		ref := fmt.Sprint(m["kind"], "/")
+		if ns, ok := m["namespace"]; ok {
+			ref += fmt.Sprint(ns, "/")
+		}
+		out = append(out, ref+fmt.Sprint(m["name"]))
+	}
+	return out
+}
+
+// reconcile asks Flux to reconcile an object now and waits until it has,
+// Ready.
+func reconcile(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, name string) {
+	token, err := framework.RequestReconcile(ctx, c, gvk, name)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(func() error {
+		if err := framework.Handled(ctx, c, gvk, name, token); err != nil {
+			return err
+		}
+		if gvk == framework.KustomizationGVK {
+			return framework.KustomizationReady(ctx, c, name, "")
+		}
+		return nil
+	}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
+}
+
+// syncFlux makes c's Flux fetch the fleet and apply its flux/ folder at sha,
+// as `flux reconcile kustomization flux-system --with-source` does.
+func syncFlux(ctx context.Context, c *lab.Cluster, sha string) {
+	cl := clientOf(c)
+	_, err := framework.RequestReconcile(ctx, cl, framework.GitRepositoryGVK, "fleet")
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(func() error {
+		if _, err := framework.RequestReconcile(ctx, cl, framework.KustomizationGVK, framework.BootstrapKustomization); err != nil {
+			return err
+		}
+		return framework.KustomizationReady(ctx, cl, framework.BootstrapKustomization, sha)
+	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+}
+
+// commitRemoval removes a cluster's config folder and the Kustomization that
+// applies it from the fleet, in one commit, as a user retiring it would.
+func commitRemoval(ctx context.Context, cluster string) string {
+	sha, err := gitops.Repo.Commit(ctx, "Remove "+cluster+"'s config", func(dir string) error {
+		if err := os.RemoveAll(filepath.Join(dir, "clusters", cluster, "config")); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, "clusters", cluster, "flux", "spillway.yaml")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		docs := strings.Split(string(data), "\n---\n")
+		kept := docs[:0]
+		for _, d := range docs {
+			if !strings.Contains(d, "name: spillway-config\n") {
+				kept = append(kept, d)
+			}
+		}
+		if len(kept) != len(docs)-1 {
+			return fmt.Errorf("%s: expected one Kustomization spillway-config, found %d", path, len(docs)-len(kept))
+		}
+		return os.WriteFile(path, []byte(strings.Join(kept, "\n---\n")), 0o644)
+	})
+	Expect(err).NotTo(HaveOccurred())
+	return sha
+}
+
+// fluxDiff runs `flux diff kustomization NAME --path` on the fleet's clone
+// and returns its exit code (0 no drift, 1 drift) and output.
+func fluxDiff(ctx context.Context, c *lab.Cluster, name string) (int, string) {
+	ks, err := framework.Kustomization(ctx, clientOf(c), name)
+	Expect(err).NotTo(HaveOccurred())
+	path, _, _ := unstructured.NestedString(ks.Object, "spec", "path")
+	out, err := framework.FluxCLI(ctx, gitops.Tools, c, "diff", "kustomization", name, "--progress-bar=false", "--path", filepath.Join(gitops.Repo.Dir(), path))
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), out
+	}
+	Expect(err).NotTo(HaveOccurred(), out)
+	return 0, out
+}
+
+// changed lists the objects of an apply output that were not unchanged.
+func changed(output map[string]string) []string {
+	var out []string
+	for obj, action := range output {
+		if action != "unchanged" {
+			out = append(out, obj+" "+action)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func clientOf(c *lab.Cluster) client.Client {
+	if c == rome {
+		return romeC
+	}
+	return milanC
+}
