@@ -67,7 +67,7 @@ type IPAM struct {
 	remotes  map[string]Mapping
 }
 
-// NewIPAM checks cfg and returns an IPAM filling registry (DefaultRegistry when nil).
+// NewIPAM checks cfg and returns an IPAM filling registry (a private one when nil).
 func NewIPAM(cfg IPAMConfig, registry *Registry) (*IPAM, error) {
 	if len(cfg.Pools) == 0 {
 		cfg.Pools = DefaultRemapPools
@@ -76,7 +76,7 @@ func NewIPAM(cfg IPAMConfig, registry *Registry) (*IPAM, error) {
 		return nil, err
 	}
 	if registry == nil {
-		registry = DefaultRegistry
+		registry = NewRegistry()
 	}
 	return &IPAM{cfg: cfg, registry: registry, remotes: map[string]Mapping{}}, nil
 }

@@ -29,6 +29,9 @@ type Mode struct {
 	// ReflectIPs is Liqo's reflectIPs: false reflects no IPs at all, for
 	// setups where pods only meet through ingress or a service mesh.
 	ReflectIPs bool
+	// Registry holds the remaps the fabric chose, read in internal mode;
+	// nil maps every address to itself (no remap known).
+	Registry *Registry
 }
 
 // DefaultMode is Liqo's default: a gateway, remapped IPs reflected.
@@ -41,8 +44,14 @@ func (m Mode) NeedsGateway() bool { return m.Internal }
 // remoteClusterID's pod network: the remapped address in internal mode, ip
 // itself in external mode, and nothing (ok false) when IPs are not reflected.
 func (m Mode) ReflectIP(remoteClusterID, ip string) (reflected string, ok bool) {
-	return m.reflect(remoteClusterID, ip, MapRemoteIP)
+	if m.Registry == nil {
+		return m.reflect(remoteClusterID, ip, identity)
+	}
+	return m.reflect(remoteClusterID, ip, m.Registry.MapRemoteIP)
 }
+
+// identity is the mapping of a Mode without a registry.
+func identity(_, ip string) string { return ip }
 
 // reflect applies the mode to ip, with mapIP as the internal-mode mapping.
 func (m Mode) reflect(remoteClusterID, ip string, mapIP func(remoteClusterID, ip string) string) (string, bool) {

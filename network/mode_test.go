@@ -23,8 +23,9 @@ import (
 )
 
 func TestModeReflectIP(t *testing.T) {
-	DefaultRegistry.Set(Mapping{RemoteClusterID: "mode-test", Remote: pfx("10.244.0.0/16"), Local: pfx("10.70.0.0/16")})
-	t.Cleanup(func() { DefaultRegistry.Delete("mode-test") })
+	reg := NewRegistry()
+	reg.Set(Mapping{RemoteClusterID: "mode-test", Remote: pfx("10.244.0.0/16"), Local: pfx("10.70.0.0/16")})
+	internal := Mode{Internal: true, ReflectIPs: true, Registry: reg}
 	cases := []struct {
 		name    string
 		mode    Mode
@@ -33,8 +34,9 @@ func TestModeReflectIP(t *testing.T) {
 		wantOK  bool
 		gateway bool
 	}{
-		{"internal remaps", DefaultMode, "10.244.1.10", "10.70.1.10", true, true},
-		{"internal, no IP yet", DefaultMode, "", "", false, true},
+		{"internal remaps", internal, "10.244.1.10", "10.70.1.10", true, true},
+		{"internal without a registry knows no remap", DefaultMode, "10.244.1.10", "10.244.1.10", true, true},
+		{"internal, no IP yet", internal, "", "", false, true},
 		{"external reflects as is", Mode{Internal: false, ReflectIPs: true}, "10.244.1.10", "10.244.1.10", true, false},
 		{"reflectIPs=false reflects nothing", Mode{Internal: true, ReflectIPs: false}, "10.244.1.10", "", false, true},
 		{"external and no IPs", Mode{}, "10.244.1.10", "", false, false},

@@ -22,7 +22,8 @@ import (
 )
 
 // Registry records, per remote cluster, where that cluster's pod CIDR appears
-// locally. IPAM fills it; reflectors read it through MapRemoteIP. Safe for
+// locally. IPAM fills it; reflectors read it through a Mode that carries it (one
+// registry per manager, made in main and passed in). Safe for
 // concurrent use.
 type Registry struct {
 	mu       sync.RWMutex
@@ -31,10 +32,6 @@ type Registry struct {
 	// Local: the peer's address for it).
 	views map[string]Mapping
 }
-
-// DefaultRegistry is the registry MapRemoteIP reads and that an IPAM built
-// with a nil registry fills.
-var DefaultRegistry = NewRegistry()
 
 // NewRegistry returns an empty registry: every IP maps to itself.
 func NewRegistry() *Registry {
@@ -83,14 +80,6 @@ func (r *Registry) MapRemoteIP(remoteClusterID, ip string) string {
 	return translate(addr, m.Remote, m.Local).String()
 }
 
-// MapRemoteIP returns the address local pods use to reach ip, an address in
-// the pod network of remoteClusterID, as recorded in DefaultRegistry: the
-// identity when that cluster's pod CIDR is not remapped. Reflectors call it
-// for pod IPs and EndpointSlice addresses.
-func MapRemoteIP(remoteClusterID string, ip string) string {
-	return DefaultRegistry.MapRemoteIP(remoteClusterID, ip)
-}
-
 // SetPeerView records that pods of remoteClusterID reach this cluster's pod
 // CIDR local at seenAs (the remote side's remap of our range). Until the
 // fabric reports one, every local IP is reached at its own address.
@@ -124,16 +113,12 @@ func (r *Registry) MapLocalIP(remoteClusterID, ip string) string {
 	return translate(addr, v.Remote, v.Local).String()
 }
 
-// MapLocalIP returns, from DefaultRegistry, the address pods of
-// remoteClusterID use to reach ip of this cluster: what the EndpointSlice
-// reflector writes into the provider's copy.
-func MapLocalIP(remoteClusterID, ip string) string {
-	return DefaultRegistry.MapLocalIP(remoteClusterID, ip)
-}
-
 // ReflectLocalIP decides what a reflector writes in remoteClusterID's copy for
 // ip, an address of this cluster: the peer's view in internal mode, ip itself
 // in external mode, nothing (ok false) when IPs are not reflected.
 func (m Mode) ReflectLocalIP(remoteClusterID, ip string) (reflected string, ok bool) {
-	return m.reflect(remoteClusterID, ip, MapLocalIP)
+	if m.Registry == nil {
+		return m.reflect(remoteClusterID, ip, identity)
+	}
+	return m.reflect(remoteClusterID, ip, m.Registry.MapLocalIP)
 }

@@ -53,15 +53,15 @@ func TestRegistryDeleteRestoresIdentity(t *testing.T) {
 
 func TestMapRemoteIPReadsWhatIPAMAllocated(t *testing.T) {
 	g := NewWithT(t)
-	a, err := NewIPAM(IPAMConfig{LocalPodCIDR: pfx("10.244.0.0/16")}, nil)
+	reg := NewRegistry()
+	a, err := NewIPAM(IPAMConfig{LocalPodCIDR: pfx("10.244.0.0/16")}, reg)
 	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { a.Release("registry-test") })
 	m, err := a.Allocate("registry-test", pfx("10.244.0.0/16"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(MapRemoteIP("registry-test", "10.244.7.8")).To(Equal(translate(netip4("10.244.7.8"), m.Remote, m.Local).String()))
-	g.Expect(MapRemoteIP("registry-test", "10.244.7.8")).To(Equal("10.208.7.8"))
+	g.Expect(reg.MapRemoteIP("registry-test", "10.244.7.8")).To(Equal(translate(netip4("10.244.7.8"), m.Remote, m.Local).String()))
+	g.Expect(reg.MapRemoteIP("registry-test", "10.244.7.8")).To(Equal("10.208.7.8"))
 	a.Release("registry-test")
-	g.Expect(MapRemoteIP("registry-test", "10.244.7.8")).To(Equal("10.244.7.8"))
+	g.Expect(reg.MapRemoteIP("registry-test", "10.244.7.8")).To(Equal("10.244.7.8"))
 }
 
 func TestMapLocalIP(t *testing.T) {

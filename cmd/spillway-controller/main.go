@@ -192,16 +192,18 @@ func run(ctx context.Context, o options) (err error) {
 	if err := mgr.Add(kubeletAPI); err != nil {
 		return err
 	}
-	fab, err := newFabric(cfg, mgr, o)
+	// One registry of pod CIDR remaps: the fabric fills it, pod status and
+	// the reflectors read it.
+	remaps := network.NewRegistry()
+	fab, err := newFabric(cfg, mgr, o, remaps)
 	if err != nil {
 		return err
 	}
 	rt, err := peering.New(peering.Options{Local: local, LocalClient: mgr.GetClient(), LocalClusterID: o.clusterID, Peers: peers,
-		Reflection: o.reflection.config(mgr), APIServerURL: o.reflection.apiServerFor(o.apiServerURL),
+		Reflection: o.reflection.config(mgr, remaps), APIServerURL: o.reflection.apiServerFor(o.apiServerURL),
 		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
 			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI},
-		// The registry the fabric fills (fabric.Config.Registry nil).
-		Network: network.DefaultRegistry, Metrics: ctrlmetrics.Registry})
+		Network: remaps, Metrics: ctrlmetrics.Registry})
 	if err != nil {
 		return err
 	}
@@ -253,7 +255,7 @@ func run(ctx context.Context, o options) (err error) {
 // newFabric starts the network fabric when --gateway-address is set: its
 // gateways run while this manager leads, and their metrics join the
 // manager's. It returns nil (no fabric) otherwise.
-func newFabric(cfg *rest.Config, mgr ctrl.Manager, o options) (*fabric.Fabric, error) {
+func newFabric(cfg *rest.Config, mgr ctrl.Manager, o options, remaps *network.Registry) (*fabric.Fabric, error) {
 	fc, enabled, err := o.fabric.config(o.clusterID, o.namespace, slog.Default())
 	if err != nil || !enabled {
 		return nil, err
@@ -266,6 +268,7 @@ func newFabric(cfg *rest.Config, mgr ctrl.Manager, o options) (*fabric.Fabric, e
 	if err != nil {
 		return nil, err
 	}
+	fc.Registry = remaps
 	fab, err := fabric.New(fc, direct)
 	if err != nil {
 		return nil, err

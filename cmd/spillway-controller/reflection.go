@@ -67,7 +67,7 @@ func (f *reflectionFlags) bind(fs *flag.FlagSet) {
 		"Liqo's networking.reflectIPs: false reflects no IPs (EndpointSlices are not populated)")
 }
 
-func (f *reflectionFlags) config(mgr manager.Manager) *reflection.Config {
+func (f *reflectionFlags) config(mgr manager.Manager, remaps *network.Registry) *reflection.Config {
 	workers := map[string]int{}
 	for name, n := range f.workers {
 		workers[name] = *n
@@ -82,7 +82,7 @@ func (f *reflectionFlags) config(mgr manager.Manager) *reflection.Config {
 		})
 	}
 	return &reflection.Config{Local: mgr.GetCache(), Kinds: reflectedKinds, Workers: workers, Resync: f.resync,
-		Network: network.Mode{Internal: f.internal, ReflectIPs: f.reflectIPs}, Others: others}
+		Network: network.Mode{Internal: f.internal, ReflectIPs: f.reflectIPs, Registry: remaps}, Others: others}
 }
 
 // apiServerFor is the API server address offloaded pods get: none when

@@ -94,7 +94,6 @@ func explicitMapping(remoteID string, remote netip.Prefix, s string, cfg network
 		}
 	}
 	mapping := network.Mapping{RemoteClusterID: remoteID, Remote: remote, Local: m}
-	network.DefaultRegistry.Set(mapping)
 	return mapping, nil
 }
 

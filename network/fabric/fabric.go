@@ -66,7 +66,7 @@ type Config struct {
 	ProbePort      int
 	ProbeInterval  time.Duration
 	ConnectTimeout time.Duration
-	// Registry receives the remaps, for the reflectors; network.DefaultRegistry when nil.
+	// Registry receives the remaps, for the reflectors; a private one when nil.
 	Registry *network.Registry
 	Log      *slog.Logger
 }
@@ -85,7 +85,7 @@ type Fabric struct {
 // New checks cfg and returns a fabric that keeps key Secrets with c.
 func New(cfg Config, c client.Client) (*Fabric, error) {
 	if cfg.Registry == nil {
-		cfg.Registry = network.DefaultRegistry
+		cfg.Registry = network.NewRegistry()
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()

@@ -62,9 +62,10 @@ func TestTranslateCarriesOnlyTheEndpointsTheProviderLacks(t *testing.T) {
 
 func TestTranslateMapsAddressesThroughTheFabric(t *testing.T) {
 	g := NewWithT(t)
-	network.DefaultRegistry.SetPeerView("milan-id", netipPrefix("10.244.0.0/16"), netipPrefix("10.71.0.0/16"))
-	defer network.DefaultRegistry.SetPeerView("milan-id", netipPrefix("10.244.0.0/16"), netipPrefix("10.244.0.0/16"))
-	got := Translate(slice(endpoint("10.244.3.5", "rome-worker-0")), "ns", reflectiontest.Milan()).(*discoveryv1.EndpointSlice)
+	milan := reflectiontest.Milan()
+	milan.Network.Registry = network.NewRegistry()
+	milan.Network.Registry.SetPeerView("milan-id", netipPrefix("10.244.0.0/16"), netipPrefix("10.71.0.0/16"))
+	got := Translate(slice(endpoint("10.244.3.5", "rome-worker-0")), "ns", milan).(*discoveryv1.EndpointSlice)
 	g.Expect(got.Endpoints[0].Addresses).To(Equal([]string{"10.71.3.5"}))
 }
 
