@@ -130,15 +130,19 @@ func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 // refuse fails pod for good, as a kubelet fails a pod it cannot admit: its
 // controller sees why and may create a corrected one.
 func (h *Handler) refuse(pod *corev1.Pod, why string) {
+	h.hold(&h.refused, pod, corev1.PodFailed, ReasonProviderPodPolicy, fmt.Sprintf("not offloaded to %s: %s", pod.Spec.NodeName, why))
+}
+
+// hold records the status the handler reports for a pod it does not run
+// (yet), in table, and reports it.
+func (h *Handler) hold(table *map[string]*corev1.Pod, pod *corev1.Pod, phase corev1.PodPhase, reason, message string) {
 	p := pod.DeepCopy()
-	p.Status.Phase = corev1.PodFailed
-	p.Status.Reason = ReasonProviderPodPolicy
-	p.Status.Message = fmt.Sprintf("not offloaded to %s: %s", pod.Spec.NodeName, why)
+	p.Status.Phase, p.Status.Reason, p.Status.Message = phase, reason, message
 	h.mu.Lock()
-	if h.refused == nil {
-		h.refused = map[string]*corev1.Pod{}
+	if *table == nil {
+		*table = map[string]*corev1.Pod{}
 	}
-	h.refused[key(pod.Namespace, pod.Name)] = p
+	(*table)[key(pod.Namespace, pod.Name)] = p
 	h.mu.Unlock()
 	h.emit(p)
 }
@@ -343,17 +347,8 @@ func (h *Handler) emit(p *corev1.Pod) {
 }
 
 func (h *Handler) backOff(pod *corev1.Pod, err error) {
-	p := pod.DeepCopy()
-	p.Status.Phase = corev1.PodPending
-	p.Status.Reason = ReasonOffloadingBackOff
-	p.Status.Message = fmt.Sprintf("cannot run on %s yet: %v; offload the namespace to this cluster (a NamespaceOffloading selecting it)", pod.Spec.NodeName, err)
-	h.mu.Lock()
-	if h.pending == nil {
-		h.pending = map[string]*corev1.Pod{}
-	}
-	h.pending[key(pod.Namespace, pod.Name)] = p
-	h.mu.Unlock()
-	h.emit(p)
+	h.hold(&h.pending, pod, corev1.PodPending, ReasonOffloadingBackOff,
+		fmt.Sprintf("cannot run on %s yet: %v; offload the namespace to this cluster (a NamespaceOffloading selecting it)", pod.Spec.NodeName, err))
 }
 
 func (h *Handler) pendingPod(ns, name string) *corev1.Pod {
