@@ -132,11 +132,6 @@ func resourceManager(c *lab.Cluster) *ssa.ResourceManager {
 	return rm
 }
 
-// applyStaged applies objects as kustomize-controller does, under its field manager.
-func applyStaged(ctx context.Context, c *lab.Cluster, objs []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
-	return resourceManager(c).ApplyAllStaged(ctx, deepCopies(objs), ssa.DefaultApplyOptions())
-}
-
 func deepCopies(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	out := make([]*unstructured.Unstructured, 0, len(objs))
 	for _, o := range objs {
