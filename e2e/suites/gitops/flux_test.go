@@ -253,6 +253,8 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		}
 		Eventually(func(g Gomega) { expectOffloaded(ctx, g) }).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	})
+
+	uninstallSpec()
 })
 
 // healthChecked lists the health checks of a cluster's live spillway-config.

@@ -37,11 +37,13 @@ import (
 	"github.com/spillway-dev/spillway/webhooks"
 )
 
-// The webhook configurations are published by the manager, not applied by
-// Flux; they must still go when Flux prunes the install, or the Fail-policy
-// pod webhook outlives its server and blocks every pod of the offloaded
-// namespaces.
-var _ = Describe("uninstalling from git", Ordered, func() {
+// uninstallSpec: the webhook configurations are published by the manager,
+// not applied by Flux; they must still go when Flux prunes the install, or
+// the Fail-policy pod webhook outlives its server and blocks every pod of the
+// offloaded namespaces. It runs last in the fleet's ordered container, once
+// Flux has reconciled every layer, so Flux takes the install's reconcile
+// request at once and no fleet spec sees the prune.
+func uninstallSpec() {
 	configurations := func() []client.Object {
 		return []client.Object{
 			&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: webhooks.MutatingConfigurationName}},
@@ -104,4 +106,4 @@ var _ = Describe("uninstalling from git", Ordered, func() {
 		Consistently(versions).WithTimeout(6*time.Second).WithPolling(time.Second).Should(Equal(before),
 			"the configurations were rewritten although nothing changed")
 	}, SpecTimeout(4*time.Minute))
-})
+}
