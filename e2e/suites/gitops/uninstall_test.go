@@ -20,6 +20,7 @@ package gitops_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spillway-dev/spillway/e2e/framework"
@@ -71,6 +73,15 @@ func uninstallSpec() {
 			return o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding"
 		})
 		Expect(pruned).To(ContainElement(HaveField("Object", HaveKeyWithValue("kind", "ClusterRole"))))
+		// Flux must not put them back before the garbage collector runs:
+		// suspend the install, as an operator would before removing it.
+		suspendInstall := func(ctx context.Context, v bool) {
+			ks, err := framework.Kustomization(ctx, milanC, "spillway-install")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(milanC.Patch(ctx, ks, client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"suspend":%t}}`, v))))).To(Succeed())
+		}
+		suspendInstall(ctx, true)
+		DeferCleanup(func(ctx context.Context) { suspendInstall(ctx, false) })
 		rm := resourceManager(milan)
 		start := time.Now()
 		_, err := rm.DeleteAll(ctx, pruned, ssa.DefaultDeleteOptions())
@@ -88,6 +99,7 @@ func uninstallSpec() {
 		// suite's own apply: another field manager would make Flux's next
 		// reconcile report every object configured, which the fleet specs,
 		// run in any order, count as drift.
+		suspendInstall(ctx, false)
 		reconcile(ctx, milanC, framework.KustomizationGVK, "spillway-install")
 		Expect(milanC.Get(ctx, client.ObjectKey{Name: "spillway-controller"}, role)).To(Succeed())
 		Eventually(func(g Gomega) { expectOwnedBy(g, ctx, role.UID) }).WithContext(ctx).WithTimeout(time.Minute).
