@@ -83,6 +83,10 @@ lint: ## golangci-lint with .golangci.yml, at the version hack/tools.sh pins.
 e2e: ## End-to-end suites on the lab (real control planes).
 	$(lab-bins); go test -tags e2e -timeout $(E2E_TIMEOUT) -p 1 ./e2e/suites/... -ginkgo.v
 
+.PHONY: faults
+faults: ## The fault suite at full length (5-8 min outages, 100 peerings; not in CI, which runs its short version).
+	$(lab-bins); SPILLWAY_FAULTS=long go test -tags e2e -timeout 150m -p 1 ./e2e/suites/faults/ -ginkgo.v
+
 .PHONY: test
 test: fmt vet verify lint unit e2e ## Everything CI runs: format, vet, generated files, lint, unit and e2e tests.
 
