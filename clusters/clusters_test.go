@@ -287,8 +287,10 @@ func TestRomeConsumesMilan(t *testing.T) {
 	var ps pushSecret
 	m := build(t, filepath.Join("milan", "config"))
 	g.Expect(json.Unmarshal(m.find(t, "PushSecret", "liqo", "identity-rome"), &ps)).To(Succeed())
-	g.Expect(ps.Spec.Data).To(HaveLen(1))
-	g.Expect(es.Spec.DataFrom[0].Extract.Key).To(Equal(ps.Spec.Data[0].Match.RemoteRef.RemoteKey))
+	g.Expect(ps.Spec.Data).NotTo(BeEmpty())
+	for _, d := range ps.Spec.Data {
+		g.Expect(es.Spec.DataFrom[0].Extract.Key).To(Equal(d.Match.RemoteRef.RemoteKey))
+	}
 	g.Expect(ps.Spec.SecretStoreRefs).To(ContainElement(es.Spec.SecretStoreRef))
 
 	b.find(t, "Namespace", "", "liqo-demo")
@@ -324,10 +326,16 @@ func TestMilanOffersToRome(t *testing.T) {
 	g.Expect(ps.Spec.Selector.Secret.Name).To(Equal(sharingv1alpha1.IdentitySecretName(offer.Spec.ClusterName, offer.Spec.ClusterID)))
 	g.Expect(ps.Metadata.Namespace).To(Equal(discoveryv1alpha1.DefaultCredentialsNamespace))
 	g.Expect(ps.Spec.SecretStoreRefs).To(ConsistOf(storeRef{Kind: "ClusterSecretStore", Name: "fleet-secrets"}))
-	g.Expect(ps.Spec.Data).To(HaveLen(1))
-	g.Expect(ps.Spec.Data[0].Match.SecretKey).To(BeEmpty(), "the whole identity is pushed, not one key")
-	g.Expect(ps.Spec.Data[0].Match.RemoteRef.RemoteKey).To(Equal("spillway-milan-identity-rome"))
-	g.Expect(ps.Spec.Data[0].Match.RemoteRef.RemoteKey).To(Equal(manifests.IdentityKey("milan", "rome")))
+	// Every key of the identity, each as the property of the same name: a
+	// store can delete a property, not always a Secret pushed whole.
+	var pushed []string
+	for _, d := range ps.Spec.Data {
+		g.Expect(d.Match.RemoteRef.RemoteKey).To(Equal("spillway-milan-identity-rome"))
+		g.Expect(d.Match.RemoteRef.RemoteKey).To(Equal(manifests.IdentityKey("milan", "rome")))
+		g.Expect(d.Match.RemoteRef.Property).To(Equal(d.Match.SecretKey))
+		pushed = append(pushed, d.Match.SecretKey)
+	}
+	g.Expect(pushed).To(Equal(sharingv1alpha1.IdentityKeys()))
 }
 
 func TestSeedResourceOfferAppliesUnchanged(t *testing.T) {
@@ -630,6 +638,7 @@ type pushSecret struct {
 				SecretKey string `json:"secretKey"`
 				RemoteRef struct {
 					RemoteKey string `json:"remoteKey"`
+					Property  string `json:"property"`
 				} `json:"remoteRef"`
 			} `json:"match"`
 		} `json:"data"`

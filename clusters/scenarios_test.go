@@ -32,6 +32,7 @@ import (
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/policies"
 )
 
@@ -119,8 +120,18 @@ func TestEveryPeeringHasAnOfferAndItsCredentials(t *testing.T) {
 				var ps pushSecret
 				g.Expect(json.Unmarshal(p.find(t, "PushSecret", "liqo", "identity-"+consumer), &ps)).To(Succeed())
 				g.Expect(ps.Spec.Selector.Secret.Name).To(Equal(sharingv1alpha1.IdentitySecretName(consumer, offer.Spec.ClusterID)))
-				g.Expect(ps.Spec.Data).To(HaveLen(1))
-				g.Expect(es.Spec.DataFrom[0].Extract.Key).To(Equal(ps.Spec.Data[0].Match.RemoteRef.RemoteKey))
+				// Each key of the identity as the property of the same name,
+				// all under the key the ExternalSecret extracts: pushed whole,
+				// External Secrets' Kubernetes provider could not delete it
+				// and the PushSecret stayed terminating once pruned.
+				var pushed []string
+				for _, d := range ps.Spec.Data {
+					g.Expect(d.Match.RemoteRef.RemoteKey).To(Equal(es.Spec.DataFrom[0].Extract.Key))
+					g.Expect(d.Match.RemoteRef.Property).To(Equal(d.Match.SecretKey))
+					pushed = append(pushed, d.Match.SecretKey)
+				}
+				g.Expect(pushed).To(Equal(sharingv1alpha1.IdentityKeys()))
+				g.Expect(es.Spec.DataFrom[0].Extract.Key).To(Equal(manifests.IdentityKey(provider, consumer)))
 				g.Expect(ps.Spec.SecretStoreRefs).To(ContainElement(es.Spec.SecretStoreRef))
 			})
 		}

@@ -97,7 +97,7 @@ func (o Offer) Files() []File {
 		"deletionPolicy":  "Delete",
 		"secretStoreRefs": []any{map[string]any{"kind": SecretStoreKind, "name": SecretStoreName}},
 		"selector":        map[string]any{"secret": map[string]any{"name": secret}},
-		"data":            []any{map[string]any{"match": map[string]any{"remoteRef": map[string]any{"remoteKey": IdentityKey(o.Provider, o.Consumer)}}}},
+		"data":            identityPushes(IdentityKey(o.Provider, o.Consumer)),
 	})
 	comment := fmt.Sprintf(`Written by "spillway generate offer %s": what %s lends to %s,
 %s.`, o.Consumer, o.Provider, o.Consumer, o.describe())
@@ -108,9 +108,27 @@ func (o Offer) Files() []File {
 		{Name: ResourceOfferFile(o.Consumer), Documents: []Document{{Comment: comment, Object: o.ResourceOffer()}}},
 		{Name: PushSecretFile(o.Consumer), Documents: []Document{{
 			Comment: fmt.Sprintf(`Copies the credentials %s's controller issues to %s (the Secret %s)
-to the secret store, where %s's ExternalSecret picks them up. Withdrawing the
-offer removes them from the store too.`, o.Provider, o.Consumer, secret, o.Consumer),
+to the secret store, each key as one property of %s, where
+%s's ExternalSecret picks them up. Withdrawing the offer removes them from
+the store too.`, o.Provider, o.Consumer, secret, IdentityKey(o.Provider, o.Consumer), o.Consumer),
 			Object: ps,
 		}}},
 	}
+}
+
+// identityPushes pushes each key of the identity Secret as one property of
+// the store key, in sharingv1alpha1.IdentityKeys order. Pushed whole (no
+// property), the identity could not be withdrawn from every store: External
+// Secrets' Kubernetes provider deletes only properties ("requires property
+// in RemoteRef to delete secret value") and left the PushSecret terminating.
+// Property by property, it deletes the store's Secret with the last one.
+func identityPushes(storeKey string) []any {
+	var data []any
+	for _, key := range sharingv1alpha1.IdentityKeys() {
+		data = append(data, map[string]any{"match": map[string]any{
+			"secretKey": key,
+			"remoteRef": map[string]any{"remoteKey": storeKey, "property": key},
+		}})
+	}
+	return data
 }

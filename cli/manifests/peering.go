@@ -110,6 +110,10 @@ func (p Peering) Files() []File {
 	// no key and (deletionPolicy Delete) waits a whole interval before looking
 	// again, so the interval is how long a new peering can wait for its
 	// credentials.
+	// dataFrom.extract, not one spec.data entry per property: the properties
+	// the PushSecret pushed come back as the Secret's keys, and only extract
+	// hears the Kubernetes provider's "no such secret" once the provider
+	// withdraws them, so that deletionPolicy Delete drops the local copy.
 	es := newUnstructured(ExternalSecretAPIVersion, "ExternalSecret", p.credentialsNamespace(), p.CredentialsSecret, map[string]any{
 		"refreshInterval": "1m",
 		"secretStoreRef":  map[string]any{"kind": SecretStoreKind, "name": SecretStoreName},

@@ -40,8 +40,10 @@ type pushSecret struct {
 		} `json:"selector"`
 		Data []struct {
 			Match struct {
+				SecretKey string `json:"secretKey"`
 				RemoteRef struct {
 					RemoteKey string `json:"remoteKey"`
+					Property  string `json:"property"`
 				} `json:"remoteRef"`
 			} `json:"match"`
 		} `json:"data"`

@@ -99,3 +99,16 @@ func TestIdentityFallsBackToTheClusterIDForItsName(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(kc.CurrentContext).To(Equal(providerID))
 }
+
+// The PushSecret pushes the keys of sharingv1alpha1.IdentityKeys one by one:
+// a key the identity gains and the list lacks would never reach the consumer.
+func TestIdentityHasExactlyTheKeysThePushSecretPushes(t *testing.T) {
+	g := NewWithT(t)
+	data, err := identitySecretData(identity{server: apiServerURL, ca: []byte("ca"), token: []byte("t"), namespace: "liqo-tenant-rome",
+		clusterID: providerID, clusterName: "milan"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(data).To(HaveLen(len(sharingv1alpha1.IdentityKeys())))
+	for _, key := range sharingv1alpha1.IdentityKeys() {
+		g.Expect(data).To(HaveKey(key))
+	}
+}

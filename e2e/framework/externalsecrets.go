@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
@@ -138,7 +139,8 @@ func ForceSync(ctx context.Context, c client.Client, obj *unstructured.Unstructu
 	return c.Patch(ctx, u, client.RawPatch(types.MergePatchType, []byte(patch)))
 }
 
-// WaitForStoreKey waits until the lab's store holds key, pushed by a
+// WaitForStoreKey waits until the lab's store holds key with every property
+// of an identity (sharingv1alpha1.IdentityKeys), pushed one by one by a
 // provider's PushSecret. Suites apply the consumer's ExternalSecret after it:
 // one that finds no key waits a whole refresh interval before looking again.
 func WaitForStoreKey(ctx context.Context, c *lab.Cluster, key string) error {
@@ -153,7 +155,16 @@ func WaitForStoreKey(ctx context.Context, c *lab.Cluster, key string) error {
 		return err
 	}
 	return Poll(ctx, func(ctx context.Context) error {
-		return cl.Get(ctx, client.ObjectKey{Namespace: StoreNamespace, Name: key}, &corev1.Secret{})
+		stored := &corev1.Secret{}
+		if err := cl.Get(ctx, client.ObjectKey{Namespace: StoreNamespace, Name: key}, stored); err != nil {
+			return err
+		}
+		for _, property := range sharingv1alpha1.IdentityKeys() {
+			if _, ok := stored.Data[property]; !ok {
+				return fmt.Errorf("the store's key %s has no property %s yet", key, property)
+			}
+		}
+		return nil
 	})
 }
 

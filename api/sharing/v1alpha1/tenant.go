@@ -70,6 +70,15 @@ const (
 	IdentityClusterNameKey = "clusterName"
 )
 
+// IdentityKeys are the keys of the identity Secret, in the order a PushSecret
+// pushes them one by one. The kubeconfig comes first: it alone is a whole
+// identity, so a consumer that reads the store between two pushes (a new
+// peering, a rotated token) never gets a mix it cannot use.
+func IdentityKeys() []string {
+	return []string{IdentityKubeconfigKey, IdentityServerKey, IdentityCAKey, IdentityTokenKey,
+		IdentityNamespaceKey, IdentityClusterIDKey, IdentityClusterNameKey}
+}
+
 var unsafeNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
 
 // TenantName is the DNS-safe name used for a consumer in provider-side object

@@ -219,23 +219,26 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		}
 	}, SpecTimeout(4*time.Minute))
 
-	// Known gap, for the fleet's PushSecrets: External Secrets v0.16's
-	// Kubernetes provider cannot delete a Secret pushed whole (no property:
-	// "requires property in RemoteRef to delete secret value"), so with
-	// deletionPolicy Delete, pruning milan's config leaves its PushSecret
-	// terminating for ever and the identity in the store, and milan's config
-	// cannot come back. Enable when the PushSecrets push one property per
-	// identity key (or the store is one that deletes whole secrets).
-	PIt("converges when the configs come back in the reverse order, the consumer's before the provider's", func(ctx context.Context) {
+	// milan's PushSecret pushes the identity property by property: External
+	// Secrets' Kubernetes provider deletes only properties, so pushed whole
+	// it stayed terminating once pruned, and milan's config could not return.
+	It("converges when the configs come back in the reverse order, the consumer's before the provider's", func(ctx context.Context) {
+		start := time.Now()
 		sha := commitRemoval(ctx, "milan")
 		syncFlux(ctx, milan, sha)
 		Eventually(func(g Gomega) {
 			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, &sharingv1alpha1.ResourceOffer{}))).To(BeTrue(), "milan: the offer to rome still exists")
 			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Namespace: framework.StoreNamespace, Name: storeKey}, &corev1.Secret{}))).To(BeTrue(), "the store still holds %s", storeKey)
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		// The PushSecret withdrew every property and is gone, not terminating.
+		Eventually(func() bool {
+			return apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "identity-rome"}, pushSecretObject()))
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(BeTrue(), "milan: the PushSecret identity-rome still exists")
+		GinkgoWriter.Printf("milan's offer and the store's key %s withdrawn %s after the commit\n", storeKey, time.Since(start).Round(100*time.Millisecond))
 		sha = commitRemoval(ctx, "rome")
 		syncFlux(ctx, rome, sha)
 
+		start = time.Now()
 		sha, err := gitops.Repo.Restore(ctx, "Bring back rome's config", initial, "clusters/rome")
 		Expect(err).NotTo(HaveOccurred())
 		syncFlux(ctx, rome, sha)
@@ -248,11 +251,16 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		sha, err = gitops.Repo.Restore(ctx, "Bring back milan's config", initial, "clusters/milan")
 		Expect(err).NotTo(HaveOccurred())
 		syncFlux(ctx, milan, sha)
+		milanBack := time.Now()
 		for _, c := range []*lab.Cluster{milan, rome} {
 			Expect(framework.WaitKustomizationsReady(ctx, c, framework.FleetKustomizations, nil)).To(Succeed())
+			GinkgoWriter.Printf("%s: every Kustomization Ready %s after milan's config came back\n", c.Name, time.Since(milanBack).Round(100*time.Millisecond))
 		}
 		Eventually(func(g Gomega) { expectOffloaded(ctx, g) }).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
-	})
+		GinkgoWriter.Printf("reverse order: rome offloaded again %s after its config came back, %s after milan's\n",
+			time.Since(start).Round(100*time.Millisecond), time.Since(milanBack).Round(100*time.Millisecond))
+		AddReportEntry("reverse order: rome offloaded again after milan's config came back in", time.Since(milanBack).Round(100*time.Millisecond).String())
+	}, SpecTimeout(8*time.Minute))
 
 	uninstallSpec()
 })
@@ -364,4 +372,11 @@ func clientOf(c *lab.Cluster) client.Client {
 		return romeC
 	}
 	return milanC
+}
+
+// pushSecretObject is an empty PushSecret to Get into.
+func pushSecretObject() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.GroupVersionKind{Group: "external-secrets.io", Version: "v1alpha1", Kind: "PushSecret"})
+	return u
 }
