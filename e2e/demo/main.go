@@ -91,6 +91,7 @@ func run(ctx context.Context) error {
 		{"bootstrap: the store's credentials (the one Secret made by hand) and Flux's bootstrap of clusters/<name>/flux", 2 * time.Minute, d.bootstrap},
 		{"Flux applies each cluster's layers in dependsOn order; spillway-controller starts once its install layer is applied", 8 * time.Minute, d.waitFlux},
 		{"wait for the offloaded nginx to run in milan, seen Running on liqo-milan from rome", 3 * time.Minute, d.waitOffloaded},
+		{"check for drift: a forced reconcile of every layer applies nothing, and flux diff shows nothing", 3 * time.Minute, d.checkDrift},
 	}
 	for _, s := range steps {
 		if err := step(ctx, s.what, s.timeout, s.f); err != nil {
