@@ -157,8 +157,6 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		Eventually(func(g Gomega) { expectOffloaded(ctx, g) }).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	}, SpecTimeout(3*time.Minute))
 
-	stalledOffloadingSpec(&initial)
-
 	It("prunes rome's config and unpeers cleanly when the folder is removed in git", func(ctx context.Context) {
 		no := &offloadingv1alpha1.NamespaceOffloading{}
 		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: demoNamespace, Name: offloadingv1alpha1.RequiredName}, no)).To(Succeed())
@@ -263,6 +261,8 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 			time.Since(start).Round(100*time.Millisecond), time.Since(milanBack).Round(100*time.Millisecond))
 		AddReportEntry("reverse order: rome offloaded again after milan's config came back in", time.Since(milanBack).Round(100*time.Millisecond).String())
 	}, SpecTimeout(8*time.Minute))
+
+	stalledOffloadingSpec(&initial)
 
 	uninstallSpec()
 })
