@@ -35,6 +35,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -222,21 +223,41 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 	// milan's PushSecret pushes the identity property by property: External
 	// Secrets' Kubernetes provider deletes only properties, so pushed whole
 	// it stayed terminating once pruned, and milan's config could not return.
+	// Removing the provider's config first withdraws rome's credentials at
+	// once, but not the offer: it waits, ConsumerStillHasPods, until rome
+	// unpeers and so drains what it runs on milan.
 	It("converges when the configs come back in the reverse order, the consumer's before the provider's", func(ctx context.Context) {
+		no := &offloadingv1alpha1.NamespaceOffloading{}
+		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: demoNamespace, Name: offloadingv1alpha1.RequiredName}, no)).To(Succeed())
+		twin := no.Status.RemoteNamespaceName
+		Expect(twin).NotTo(BeEmpty())
 		start := time.Now()
 		sha := commitRemoval(ctx, "milan")
 		syncFlux(ctx, milan, sha)
 		Eventually(func(g Gomega) {
-			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, &sharingv1alpha1.ResourceOffer{}))).To(BeTrue(), "milan: the offer to rome still exists")
+			// The PushSecret withdrew every property and is gone, not terminating.
+			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "identity-rome"}, pushSecretObject()))).To(BeTrue(), "milan: the PushSecret identity-rome still exists")
 			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Namespace: framework.StoreNamespace, Name: storeKey}, &corev1.Secret{}))).To(BeTrue(), "the store still holds %s", storeKey)
+			offer := &sharingv1alpha1.ResourceOffer{}
+			g.Expect(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, offer)).To(Succeed())
+			g.Expect(offer.DeletionTimestamp).NotTo(BeNil())
+			g.Expect(apimeta.FindStatusCondition(offer.Status.Conditions, sharingv1alpha1.ReadyCondition)).To(HaveField("Reason", "ConsumerStillHasPods"))
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
-		// The PushSecret withdrew every property and is gone, not terminating.
-		Eventually(func() bool {
-			return apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "identity-rome"}, pushSecretObject()))
-		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(BeTrue(), "milan: the PushSecret identity-rome still exists")
-		GinkgoWriter.Printf("milan's offer and the store's key %s withdrawn %s after the commit\n", storeKey, time.Since(start).Round(100*time.Millisecond))
+		GinkgoWriter.Printf("milan's PushSecret and the store's key %s withdrawn %s after the commit; the offer waits for rome's pods\n", storeKey, time.Since(start).Round(100*time.Millisecond))
+		// rome's workload on milan is untouched meanwhile.
+		pods := &corev1.PodList{}
+		Expect(milanC.List(ctx, pods, client.InNamespace(twin))).To(Succeed())
+		Expect(pods.Items).To(HaveLen(nginxReplicas), "milan: pods in the twin namespace %s", twin)
+		Expect(pods.Items[0].DeletionTimestamp).To(BeNil())
+
+		start = time.Now()
 		sha = commitRemoval(ctx, "rome")
 		syncFlux(ctx, rome, sha)
+		Eventually(func(g Gomega) {
+			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, &sharingv1alpha1.ResourceOffer{}))).To(BeTrue(), "milan: the offer to rome still exists")
+			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Name: "milan"}, &discoveryv1alpha1.ForeignCluster{}))).To(BeTrue(), "rome: the ForeignCluster milan still exists")
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("rome unpeered and milan's offer gone %s after rome's config was removed\n", time.Since(start).Round(100*time.Millisecond))
 
 		start = time.Now()
 		sha, err := gitops.Repo.Restore(ctx, "Bring back rome's config", initial, "clusters/rome")
