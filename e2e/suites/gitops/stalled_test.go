@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -85,14 +86,18 @@ func stalledOffloadingSpec(initial *string) {
 			g.Expect(err).NotTo(HaveOccurred())
 			attempted, _, _ := unstructured.NestedString(ks.Object, "status", "lastAttemptedRevision")
 			g.Expect(attempted).To(HaveSuffix(sha))
-			err = framework.KustomizationReady(ctx, romeC, "spillway-config", "")
-			g.Expect(err).To(MatchError(ContainSubstring("HealthCheckFailed")))
+			// kustomize-controller records no observedGeneration for a
+			// failed attempt, so read its Ready condition directly.
 			// Fail fast: kstatus reads Stalled as Failed, so Flux stops
 			// waiting at once rather than at the timeout.
-			g.Expect(err).To(MatchError(ContainSubstring("failed early due to stalled resources: [NamespaceOffloading/liqo-gpu/offloading status: 'Failed'")))
+			g.Expect(kustomizationReady(ks)).To(And(
+				HaveField("Status", metav1.ConditionFalse), HaveField("Reason", "HealthCheckFailed"),
+				HaveField("Message", ContainSubstring("failed early due to stalled resources: [NamespaceOffloading/liqo-gpu/offloading status: 'Failed'"))))
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 		failed := time.Since(start).Round(100 * time.Millisecond)
-		GinkgoWriter.Printf("spillway-config failed its health check %s after the commit (timeout 10m): %v\n", failed, framework.KustomizationReady(ctx, romeC, "spillway-config", ""))
+		ks, err := framework.Kustomization(ctx, romeC, "spillway-config")
+		Expect(err).NotTo(HaveOccurred())
+		GinkgoWriter.Printf("spillway-config failed its health check %s after the commit (timeout 10m): %s\n", failed, kustomizationReady(ks).Message)
 		AddReportEntry("a selector matching no peer failed spillway-config's health check after the commit in", failed.String())
 
 		sha, err = gitops.Repo.Restore(ctx, "Drop liqo-gpu", *initial, "clusters/rome")
@@ -116,4 +121,19 @@ func appendTo(path, suffix, text string) error {
 		return fmt.Errorf("%s does not end with %q", path, suffix)
 	}
 	return os.WriteFile(path, append(data, text...), 0o644)
+}
+
+// kustomizationReady is a Kustomization's Ready condition, or an empty one.
+func kustomizationReady(ks *unstructured.Unstructured) metav1.Condition {
+	conds, _, _ := unstructured.NestedSlice(ks.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Ready" {
+			status, _ := m["status"].(string)
+			reason, _ := m["reason"].(string)
+			message, _ := m["message"].(string)
+			return metav1.Condition{Type: "Ready", Status: metav1.ConditionStatus(status), Reason: reason, Message: message}
+		}
+	}
+	return metav1.Condition{}
 }
