@@ -101,6 +101,12 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 	if err := podbench.WriteCPUTable(&table, results); err != nil {
 		return err
 	}
+	for _, r := range results {
+		table.WriteString("\n")
+		if err := podbench.WriteTrafficTable(&table, r); err != nil {
+			return err
+		}
+	}
 	fmt.Print("\n" + table.String() + "\n")
 	data, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
