@@ -37,7 +37,7 @@ import (
 )
 
 // RequestKey is one kind of API request: the verb as the API server counts
-// it (CREATE, PATCH, LIST, WATCH...) and the resource, "pods/status" for a
+// it (POST, PUT, PATCH, DELETE, GET, LIST, WATCH...) and the resource, "pods/status" for a
 // subresource and "shadowpods.virtualkubelet.liqo.io" outside the core group.
 type RequestKey struct {
 	Verb, Resource string
@@ -46,9 +46,11 @@ type RequestKey struct {
 // Requests counts requests by kind.
 type Requests map[RequestKey]float64
 
-// writeVerbs are the verbs that change state; reads (GET, LIST, WATCH) are
-// served from the watch cache and cost far less.
-var writeVerbs = map[string]bool{"CREATE": true, "UPDATE": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
+// writeVerbs are the values of apiserver_request_total's verb label that
+// change state: the HTTP method, with APPLY for a server-side apply patch and
+// DELETECOLLECTION for a delete of a list. Reads (GET, LIST, WATCH) are served
+// from the watch cache and cost far less.
+var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
 
 // IsWrite reports whether the API server verb changes state.
 func IsWrite(verb string) bool { return writeVerbs[verb] }

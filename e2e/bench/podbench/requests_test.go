@@ -23,11 +23,11 @@ import (
 
 const apiServerMetrics = `# HELP apiserver_request_total [STABLE] Counter of apiserver requests.
 # TYPE apiserver_request_total counter
-apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="CREATE",version="v1"} 10
-apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="CREATE",version="v1"} 2
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 10
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 2
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 7
-apiserver_request_total{code="200",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="UPDATE",version="v1alpha1"} 3
-apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="UPDATE",version="v1"} 50
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="PUT",version="v1alpha1"} 3
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 50
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 4
 apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/healthz",verb="GET",version=""} 99
 # HELP other_total x
@@ -41,8 +41,8 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 		t.Fatal(err)
 	}
 	want := Requests{
-		{"CREATE", "pods"}: 12, {"PATCH", "pods/status"}: 7, {"UPDATE", "shadowpods.virtualkubelet.liqo.io"}: 3,
-		{"UPDATE", "leases.coordination.k8s.io"}: 50, {"LIST", "pods"}: 4,
+		{"POST", "pods"}: 12, {"PATCH", "pods/status"}: 7, {"PUT", "shadowpods.virtualkubelet.liqo.io"}: 3,
+		{"PUT", "leases.coordination.k8s.io"}: 50, {"LIST", "pods"}: 4,
 	}
 	if len(r) != len(want) {
 		t.Fatalf("got %v, want %v", r, want)
@@ -60,6 +60,15 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 	}
 }
 
+func TestIsWriteKnowsTheAPIServerVerbs(t *testing.T) {
+	for verb, want := range map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true,
+		"GET": false, "LIST": false, "WATCH": false, "CONNECT": false} {
+		if IsWrite(verb) != want {
+			t.Errorf("IsWrite(%q) = %v, want %v", verb, !want, want)
+		}
+	}
+}
+
 func TestParseAPIServerRequestsFailsWithoutTheCounter(t *testing.T) {
 	if _, err := ParseAPIServerRequests(strings.NewReader("other_total 1\n")); err == nil || !strings.Contains(err.Error(), "apiserver_request_total") {
 		t.Fatalf("got %v, want an error naming apiserver_request_total", err)
@@ -67,10 +76,10 @@ func TestParseAPIServerRequestsFailsWithoutTheCounter(t *testing.T) {
 }
 
 func TestRequestsSinceSubtractsAndDropsUnchanged(t *testing.T) {
-	before := Requests{{"CREATE", "pods"}: 10, {"LIST", "pods"}: 4}
-	after := Requests{{"CREATE", "pods"}: 25, {"LIST", "pods"}: 4, {"PATCH", "pods/status"}: 3}
+	before := Requests{{"POST", "pods"}: 10, {"LIST", "pods"}: 4}
+	after := Requests{{"POST", "pods"}: 25, {"LIST", "pods"}: 4, {"PATCH", "pods/status"}: 3}
 	got := after.Since(before)
-	if len(got) != 2 || got[RequestKey{"CREATE", "pods"}] != 15 || got[RequestKey{"PATCH", "pods/status"}] != 3 {
+	if len(got) != 2 || got[RequestKey{"POST", "pods"}] != 15 || got[RequestKey{"PATCH", "pods/status"}] != 3 {
 		t.Fatalf("got %v, want 15 creates and 3 status patches", got)
 	}
 }
@@ -92,10 +101,10 @@ rest_client_requests_total{code="201",host="127.0.0.1:18522",method="POST"} 8
 
 func TestWriteTrafficTableJudgesTheTargets(t *testing.T) {
 	r := Result{Pods: 10,
-		VanillaTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"CREATE", "pods"}: 10, {"PATCH", "pods/status"}: 20}}},
+		VanillaTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20}}},
 		OffloadedTraffic: Traffic{APIServer: map[string]Requests{
-			"milan": {{"CREATE", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"CREATE", "shadowpods.virtualkubelet.liqo.io"}: 10, {"UPDATE", "shadowpods.virtualkubelet.liqo.io"}: 30},
-			"rome":  {{"CREATE", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"UPDATE", "leases.coordination.k8s.io"}: 500},
+			"milan": {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"POST", "shadowpods.virtualkubelet.liqo.io"}: 10, {"PUT", "shadowpods.virtualkubelet.liqo.io"}: 30},
+			"rome":  {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"PUT", "leases.coordination.k8s.io"}: 500},
 		}},
 	}
 	var out strings.Builder
