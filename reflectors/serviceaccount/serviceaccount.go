@@ -284,7 +284,7 @@ func (r *Reflector) collectOne(ctx context.Context, sa types.NamespacedName) err
 		return err
 	case IsTokenSecret(s) && reflection.IsCopyFor(s, &r.Peer):
 		// Only ours: a Secret of that name someone put there since is left alone.
-				if err := r.Peer.Remote.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
+		if err := r.Peer.Remote.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
