@@ -21,9 +21,11 @@ package faults_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -31,14 +33,22 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
@@ -226,4 +236,164 @@ func sumSeries(values map[string]float64, series string) float64 {
 		}
 	}
 	return sum
+}
+
+// Spec 7 of issue 13: peerings come and go without leaving goroutines or
+// memory behind in the consumer's manager.
+var _ = Describe("the consumer's manager through peerings created and deleted", func() {
+	It("returns to its goroutine count and memory of before (±10 %)", func(ctx context.Context) {
+		total, batch := 10, 10
+		if long() {
+			total = 100
+		}
+		pid, err := rome.PID(framework.ManagerProcess)
+		Expect(err).NotTo(HaveOccurred())
+		before := managerFootprint(ctx, pid)
+		workers := managerMetric(ctx, rome, "spillway_peering_workers")
+		sessions := managerMetric(ctx, rome, "spillway_peering_sessions")
+		GinkgoWriter.Printf("before: %d goroutines, VmRSS %d kB, %v peering workers in %v sessions\n", before.goroutines, before.rssKB, workers, sessions)
+
+		provider := extraProvider(ctx)
+		for first := 0; first < total; first += batch {
+			names := make([]string, 0, batch)
+			for i := first; i < min(first+batch, total); i++ {
+				names = append(names, fmt.Sprintf("lifecycle-peer-%d", i))
+			}
+			for _, name := range names {
+				provider.peer(ctx, name)
+			}
+			DeferCleanup(provider.forget, names)
+			// Each peering really starts: its node is Ready, its session and
+			// workers counted.
+			Eventually(func(g Gomega) {
+				for _, name := range names {
+					g.Expect(framework.NodeReady(ctx, romeC, virtualkubeletv1alpha1.VirtualNodeName(name))).To(Succeed())
+				}
+				g.Expect(managerMetric(ctx, rome, "spillway_peering_sessions")).To(Equal(sessions + float64(len(names))))
+				g.Expect(managerMetric(ctx, rome, "spillway_peering_workers")).To(BeNumerically(">=", workers+float64(4*len(names))),
+					"every peering runs at least a node controller, a probe, a retry and an orphan-sweep loop")
+			}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
+			peak := managerFootprint(ctx, pid)
+			GinkgoWriter.Printf("peerings %d-%d up: %d goroutines, VmRSS %d kB\n", first, first+len(names)-1, peak.goroutines, peak.rssKB)
+			provider.forget(ctx, names)
+		}
+
+		// Everything the peerings started ends: exactly for the runtime's own
+		// count, within 10 % for the process (GC and connection pools vary).
+		Eventually(func(g Gomega) {
+			g.Expect(managerMetric(ctx, rome, "spillway_peering_workers")).To(Equal(workers))
+			g.Expect(managerMetric(ctx, rome, "spillway_peering_sessions")).To(Equal(sessions))
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+		var after footprint
+		Eventually(func(g Gomega) {
+			after = managerFootprint(ctx, pid)
+			g.Expect(after.goroutines).To(BeNumerically("~", before.goroutines, before.goroutines/10), "goroutines")
+			g.Expect(after.rssKB).To(BeNumerically("<=", before.rssKB+before.rssKB/10), "VmRSS")
+		}).WithContext(ctx).WithTimeout(outage(6*time.Minute, 3*time.Minute)).WithPolling(5 * time.Second).Should(Succeed())
+		GinkgoWriter.Printf("after %d peerings created and deleted: %d goroutines (before %d), VmRSS %d kB (before %d)\n",
+			total, after.goroutines, before.goroutines, after.rssKB, before.rssKB)
+		Expect(framework.NodeReady(ctx, romeC, virtualkubeletv1alpha1.VirtualNodeName("milan"))).To(Succeed(), "the suite's peering is untouched")
+	}, SpecTimeout(outage(25*time.Minute, 6*time.Minute)))
+})
+
+// footprint is what a process holds: goroutines (go_goroutines) and memory.
+type footprint struct {
+	goroutines int
+	rssKB      int
+}
+
+func managerFootprint(ctx context.Context, pid int) footprint {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	Expect(err).NotTo(HaveOccurred())
+	f := footprint{goroutines: int(managerMetric(ctx, rome, "go_goroutines"))}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f.rssKB, err = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			Expect(err).NotTo(HaveOccurred())
+		}
+	}
+	Expect(f.rssKB).To(BeNumerically(">", 0))
+	return f
+}
+
+// extraProviders stand for many providers on one lab: each is a namespace on
+// milan with a ServiceAccount whose token is the consumer's identity (bound
+// to the rights a provider's ResourceOffer grants a consumer) and the offer
+// ConfigMap a provider publishes there, under a cluster ID of its own. rome
+// peers with each through a ForeignCluster and a credentials Secret, as
+// with any provider: real API server, real token, real RBAC; only milan's
+// ResourceOffer controller is not the one writing the offer, since it would
+// name milan's own cluster ID and every peering would be milan.
+type extraProviders struct {
+	server string
+	ca     []byte
+}
+
+func extraProvider(ctx context.Context) extraProviders {
+	cfg, err := milan.RESTConfig()
+	Expect(err).NotTo(HaveOccurred())
+	ca := cfg.CAData
+	if len(ca) == 0 {
+		ca, err = os.ReadFile(cfg.CAFile)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return extraProviders{server: milan.Server(), ca: ca}
+}
+
+func (p extraProviders) peer(ctx context.Context, name string) {
+	ns := name
+	labels := map[string]string{"spillway.liqo.io/e2e": "lifecycle"}
+	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}}))).To(Succeed())
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: ns}}
+	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, sa))).To(Succeed())
+	crud := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: ns},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"virtualkubelet.liqo.io"}, Resources: []string{"shadowpods"}, Verbs: crud},
+			{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets", "services", "persistentvolumeclaims", "events"}, Verbs: crud},
+			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: crud},
+		}}))).To(Succeed())
+	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "consumer"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "consumer", Namespace: ns}}}))).To(Succeed())
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}
+	Expect(milanC.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
+	resources, err := json.Marshal(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi"),
+		corev1.ResourcePods: resource.MustParse("10")})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: sharingv1alpha1.OfferConfigMapName, Namespace: ns},
+		Data: map[string]string{sharingv1alpha1.OfferProviderClusterIDKey: name + "-id", sharingv1alpha1.OfferProviderClusterNameKey: name,
+			sharingv1alpha1.OfferConsumerClusterIDKey: romeID.ClusterID, sharingv1alpha1.OfferResourcesKey: string(resources),
+			sharingv1alpha1.OfferReadyKey: "true"}}))).To(Succeed())
+
+	Expect(client.IgnoreAlreadyExists(romeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-credentials", Namespace: "liqo", Labels: labels},
+		Data: map[string][]byte{sharingv1alpha1.IdentityServerKey: []byte(p.server), sharingv1alpha1.IdentityCAKey: p.ca,
+			sharingv1alpha1.IdentityTokenKey: []byte(tr.Status.Token), sharingv1alpha1.IdentityNamespaceKey: []byte(ns)}}))).To(Succeed())
+	peering := manifests.Peering{Consumer: romeID.ClusterName, Provider: name, ClusterID: name + "-id", CredentialsSecret: name + "-credentials"}
+	Expect(client.IgnoreAlreadyExists(romeC.Create(ctx, peering.ForeignCluster()))).To(Succeed())
+}
+
+// forget deletes the peerings and waits until rome has let go of them (the
+// ForeignCluster's finalizer done, the virtual node gone), then removes the
+// stand-in providers.
+func (p extraProviders) forget(ctx context.Context, names []string) {
+	for _, name := range names {
+		fc := &discoveryv1alpha1.ForeignCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		Expect(client.IgnoreNotFound(romeC.Delete(ctx, fc))).To(Succeed())
+	}
+	Eventually(func(g Gomega) {
+		for _, name := range names {
+			err := romeC.Get(ctx, client.ObjectKey{Name: name}, &discoveryv1alpha1.ForeignCluster{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "ForeignCluster %s still there: %v", name, err)
+			err = romeC.Get(ctx, client.ObjectKey{Name: virtualkubeletv1alpha1.VirtualNodeName(name)}, &corev1.Node{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "virtual node of %s still there: %v", name, err)
+		}
+	}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
+	for _, name := range names {
+		Expect(client.IgnoreNotFound(romeC.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-credentials", Namespace: "liqo"}}))).To(Succeed())
+		// A second call (the DeferCleanup after the spec's own) finds it terminating.
+		if err := milanC.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); !apierrors.IsConflict(err) {
+			Expect(client.IgnoreNotFound(err)).To(Succeed())
+		}
+	}
 }
