@@ -219,9 +219,6 @@ func (r *Reflector) loop(ctx context.Context) {
 		case <-r.nudge:
 			pass = r.syncChanged
 		}
-		if err != nil {
-			pass = r.syncAll // a failed pass may have left anything half done
-		}
 	}
 }
 
