@@ -181,4 +181,3 @@ func TestRunPeerLinkRefusesAddressesOffLoopback(t *testing.T) {
 	err := RunPeerLink(context.Background(), "0.0.0.0:7000", "127.0.0.1:6443", "127.0.0.1:7001")
 	g.Expect(err).To(MatchError(And(ContainSubstring("--listen"), ContainSubstring("loopback"))))
 }
-
