@@ -162,3 +162,19 @@ func GovernedByNotReadyPolicy(pod *corev1.Pod, node *corev1.Node) bool {
 	}
 	return node.Labels[virtualNodeLabelKey] == virtualNodeLabelValue
 }
+
+// WithoutNotReadyTolerations drops the NoExecute tolerations of the
+// NotReadyTaints keys: what a provider does with a consumer's pod spec. The
+// consumer's tolerations of them are its policy for the virtual node; on the
+// provider's own nodes the provider's API server adds its own default, so a
+// dead provider node still has its pods evicted and recreated.
+func WithoutNotReadyTolerations(in []corev1.Toleration) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range in {
+		if t.Effect == corev1.TaintEffectNoExecute && (t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}

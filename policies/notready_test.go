@@ -197,3 +197,12 @@ func FuzzParseNotReadyTolerationSeconds(f *testing.F) {
 		}
 	})
 }
+
+func TestWithoutNotReadyTolerations(t *testing.T) {
+	g := NewWithT(t)
+	gpu := corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists}
+	noSchedule := corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	in := append(defaults(300), gpu, notReadyToleration(corev1.TaintNodeUnreachable, nil), noSchedule)
+	g.Expect(WithoutNotReadyTolerations(in)).To(Equal([]corev1.Toleration{gpu, noSchedule}))
+	g.Expect(WithoutNotReadyTolerations(nil)).To(BeEmpty())
+}
