@@ -80,10 +80,13 @@ var _ = Describe("a network partition of milan", func() {
 			}
 		}).WithContext(ctx).WithTimeout(90 * time.Second).Should(Succeed())
 		localUIDs, remoteUIDs := uidsOf(before.Local), before.remoteUIDs()
-		for name, p := range before.Remote {
-			// The provider's API server gives its own pods its own defaults;
-			// what the consumer's pod carried at creation is copied.
-			GinkgoWriter.Printf("milan's pod %s tolerates NotReady for %v s\n", name, secondsText(notReadySeconds(p)))
+		// milan's copies carry milan's own default, whatever rome's policy:
+		// a dead node of milan still has them evicted and recreated there.
+		labDefault := ptr.To(int64(lab.DefaultTolerationSeconds))
+		for _, c := range []Census{before, evictedBefore} {
+			for name, p := range c.Remote {
+				Expect(notReadySeconds(p)).To(Equal([]*int64{labDefault, labDefault}), "milan's pod %s/%s", p.Namespace, name)
+			}
 		}
 
 		length := outage(6*time.Minute, 75*time.Second)
@@ -183,19 +186,6 @@ func uidsOf(pods map[string]corev1.Pod) map[string]types.UID {
 	out := make(map[string]types.UID, len(pods))
 	for n, p := range pods {
 		out[n] = p.UID
-	}
-	return out
-}
-
-// secondsText prints tolerationSeconds, "ever" for none.
-func secondsText(seconds []*int64) []string {
-	out := make([]string, 0, len(seconds))
-	for _, s := range seconds {
-		if s == nil {
-			out = append(out, "ever")
-			continue
-		}
-		out = append(out, strconv.FormatInt(*s, 10))
 	}
 	return out
 }
