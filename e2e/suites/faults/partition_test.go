@@ -130,7 +130,7 @@ var _ = Describe("a network partition of milan", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(liqoMilanReady(ctx)).To(Equal(corev1.ConditionTrue))
 			c := census(ctx, g, kept, kept)
-			g.Expect(c.Running).To(Equal(3))
+			g.Expect(c.Running).To(Equal(3), "rome's pods of %s: %v", kept, phases(c.Local))
 			g.Expect(c.Terminating).To(Equal(0))
 			g.Expect(uidsOf(c.Local)).To(Equal(localUIDs), "no duplicate, no replacement on rome")
 			g.Expect(uidsOf(c.Remote)).To(Equal(remoteUIDs), "no duplicate, no replacement on milan")
@@ -186,6 +186,15 @@ func uidsOf(pods map[string]corev1.Pod) map[string]types.UID {
 	out := make(map[string]types.UID, len(pods))
 	for n, p := range pods {
 		out[n] = p.UID
+	}
+	return out
+}
+
+// phases says, per pod, the phase and reason rome shows, for failure messages.
+func phases(pods map[string]corev1.Pod) map[string]string {
+	out := make(map[string]string, len(pods))
+	for n, p := range pods {
+		out[n] = string(p.Status.Phase) + " " + p.Status.Reason + " " + p.Status.Message
 	}
 	return out
 }
