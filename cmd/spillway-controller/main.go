@@ -56,6 +56,7 @@ import (
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/foreigncluster"
 	"github.com/spillway-dev/spillway/controllers/namespaceoffloading"
+	"github.com/spillway-dev/spillway/controllers/offloadedpod"
 	"github.com/spillway-dev/spillway/controllers/resourceoffer"
 	"github.com/spillway-dev/spillway/controllers/shadowpod"
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
@@ -327,6 +328,10 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, o options, fab *fab
 	}
 	if err := (&shadowpod.ShadowPodReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ShadowPod controller: %w", err)
+	}
+	// The NotReady policy of pods on virtual nodes (docs/faults.md).
+	if err := (&offloadedpod.OffloadedPodReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the offloaded pod controller: %w", err)
 	}
 	return nil
 }
