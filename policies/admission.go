@@ -59,6 +59,9 @@ func AdmitOffloading(old, updated *offloadingv1alpha1.NamespaceOffloading) Verdi
 		v.Denied = append(v.Denied, fmt.Sprintf("metadata.name %q: a NamespaceOffloading must be named %q, there is one per namespace: rename it",
 			updated.Name, offloadingv1alpha1.RequiredName))
 	}
+	if _, err := NotReadyPolicyOf(updated); err != nil {
+		v.Denied = append(v.Denied, err.Error())
+	}
 	if _, err := SelectedClusters(updated.Spec.ClusterSelector, nil); err != nil {
 		v.Denied = append(v.Denied, err.Error()+": use the operators In, NotIn, Exists, DoesNotExist, Gt or Lt with the values each requires")
 	}

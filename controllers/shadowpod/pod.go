@@ -53,6 +53,9 @@ func desiredPod(sp *virtualkubeletv1alpha1.ShadowPod, consumerID string, scheme 
 	// scheduler places the pod, and it runs as the twin's own ServiceAccount.
 	pod.Spec.NodeName = ""
 	pod.Spec.ServiceAccountName, pod.Spec.DeprecatedServiceAccount = policies.ProviderServiceAccount, ""
+	// How long the pod stays on a NotReady node of this cluster is this
+	// cluster's default: the consumer's tolerations were for its virtual node.
+	pod.Spec.Tolerations = policies.WithoutNotReadyTolerations(pod.Spec.Tolerations)
 	// Controller and BlockOwnerDeletion: a foreground deletion of the
 	// ShadowPod waits for the pod's graceful termination.
 	if err := controllerutil.SetControllerReference(sp, pod, scheme); err != nil {
@@ -184,7 +187,7 @@ func mutableSpec(pod, want *corev1.PodSpec) bool {
 		pod.ActiveDeadlineSeconds = ptr.To(*d)
 		changed = true
 	}
-	for _, t := range want.Tolerations {
+	for _, t := range policies.WithoutNotReadyTolerations(want.Tolerations) {
 		if !hasToleration(pod.Tolerations, t) {
 			pod.Tolerations = append(pod.Tolerations, t)
 			changed = true

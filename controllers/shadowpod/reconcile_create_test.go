@@ -100,3 +100,20 @@ func TestThePodOfAnEarlierShadowPodIsWaitedFor(t *testing.T) {
 	g.Expect(condition(got, meta.ReadyCondition).Reason).To(Equal(PodNameTakenReason))
 	g.Expect(e.mustPod(sp).OwnerReferences[0].UID).To(BeEquivalentTo(otherUID))
 }
+
+func TestThePodGetsTheProvidersNotReadyTolerationsNotTheConsumers(t *testing.T) {
+	forever := func(key string) corev1.Toleration {
+		return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}
+	}
+	gpu := corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists}
+	sp := newShadowPod("web", func(sp *virtualkubeletv1alpha1.ShadowPod) {
+		sp.Spec.Pod.Tolerations = []corev1.Toleration{forever(corev1.TaintNodeNotReady), forever(corev1.TaintNodeUnreachable), gpu}
+	})
+	e := newEnv(t, newTwin(), sp)
+	e.mustReconcile(sp)
+	e.g.Expect(e.mustPod(sp).Spec.Tolerations).To(Equal([]corev1.Toleration{gpu}),
+		"the consumer's policy for its virtual node would pin the pod to a dead node of this cluster")
+	// Nor are they added later, as tolerations a running pod may gain.
+	e.mustReconcile(sp)
+	e.g.Expect(e.mustPod(sp).Spec.Tolerations).To(Equal([]corev1.Toleration{gpu}))
+}

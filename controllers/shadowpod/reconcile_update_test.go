@@ -31,6 +31,10 @@ import (
 var notReadyToleration = corev1.Toleration{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists,
 	Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
 
+// dedicatedToleration is one of the consumer's the pod keeps (not-ready and
+// unreachable ones are the provider's, see policies.WithoutNotReadyTolerations).
+var dedicatedToleration = corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "batch", Effect: corev1.TaintEffectNoSchedule}
+
 // edit changes the ShadowPod as the consumer would, bumping its generation.
 func (e *env) edit(sp *virtualkubeletv1alpha1.ShadowPod, change func(*virtualkubeletv1alpha1.ShadowPod)) {
 	e.t.Helper()
@@ -45,7 +49,7 @@ func TestASpecChangeUpdatesWhatThePodAllows(t *testing.T) {
 	sp := newShadowPod("web", func(sp *virtualkubeletv1alpha1.ShadowPod) {
 		sp.Spec.Pod.InitContainers = []corev1.Container{{Name: "migrate", Image: "migrate:1"}}
 		sp.Spec.Pod.ActiveDeadlineSeconds = ptr.To[int64](3600)
-		sp.Spec.Pod.Tolerations = []corev1.Toleration{notReadyToleration}
+		sp.Spec.Pod.Tolerations = []corev1.Toleration{dedicatedToleration}
 	})
 	e := newEnv(t, newTwin(), sp)
 	g := e.g
@@ -67,7 +71,7 @@ func TestASpecChangeUpdatesWhatThePodAllows(t *testing.T) {
 	g.Expect(pod.Spec.Containers[0].Image).To(Equal("nginx:1.28"))
 	g.Expect(pod.Spec.InitContainers[0].Image).To(Equal("migrate:2"))
 	g.Expect(pod.Spec.ActiveDeadlineSeconds).To(Equal(ptr.To[int64](600)))
-	g.Expect(pod.Spec.Tolerations).To(Equal([]corev1.Toleration{notReadyToleration, gpu}))
+	g.Expect(pod.Spec.Tolerations).To(Equal([]corev1.Toleration{dedicatedToleration, gpu}))
 	g.Expect(pod.Spec.Containers[0].Env).To(BeEmpty(), "env is immutable: the consumer replaces the pod to change it")
 	g.Expect(pod.Labels).To(HaveKeyWithValue("version", "1.28"))
 	g.Expect(condition(got, meta.ReadyCondition).Status).To(Equal(metav1.ConditionTrue))

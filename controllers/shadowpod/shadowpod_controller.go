@@ -58,6 +58,9 @@ const (
 // annotations are the consumer's.
 type ShadowPodReconciler struct {
 	client.Client
+
+	// written keeps a status write from being repeated off a stale cache.
+	written lastWrites
 }
 
 // +kubebuilder:rbac:groups=virtualkubelet.liqo.io,resources=shadowpods,verbs=get;list;watch
@@ -73,6 +76,9 @@ type ShadowPodReconciler struct {
 func (r *ShadowPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	sp := &virtualkubeletv1alpha1.ShadowPod{}
 	if err := r.Get(ctx, req.NamespacedName, sp); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !sp.DeletionTimestamp.IsZero() {
@@ -88,17 +94,24 @@ func (r *ShadowPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 }
 
 // writeStatus settles the status as Flux's Finalize does and writes it in
-// one merge patch when it changed. There is a ShadowPod per offloaded pod,
-// so this is the provider's hottest write: Flux's patch helper would send
-// conditions and the other status fields as two requests.
+// one merge patch when it changed, and not again when the change is the one
+// this controller already wrote and the cache has not caught up with (see
+// lastWrites). There is a ShadowPod per offloaded pod, so this is the
+// provider's hottest write: Flux's patch helper would send conditions and
+// the other status fields as two requests.
 func (r *ShadowPodReconciler) writeStatus(ctx context.Context, before, sp *virtualkubeletv1alpha1.ShadowPod) error {
 	fluxstatus.Settle(sp)
-	if equality.Semantic.DeepEqual(before.Status, sp.Status) {
+	key := client.ObjectKeyFromObject(sp)
+	if equality.Semantic.DeepEqual(before.Status, sp.Status) || r.written.echoes(key, sp.UID, before.Status, sp.Status) {
 		return nil
 	}
 	if err := r.Status().Patch(ctx, sp, client.MergeFrom(before), client.FieldOwner(fieldOwner)); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.forget(key)
+		}
 		return fmt.Errorf("patching status of ShadowPod %s/%s: %w", sp.Namespace, sp.Name, err)
 	}
+	r.written.record(key, sp.UID, before.Status, sp.Status)
 	return nil
 }
 

@@ -84,7 +84,7 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 	args := append([]string{filepath.Join(dir, "spillway-controller"),
 		"--kubeconfig=" + c.Kubeconfig(),
 		"--cluster-id=" + id.ClusterID, "--cluster-name=" + id.ClusterName,
-		"--api-server-url=" + c.Server(), "--namespace=liqo",
+		"--api-server-url=" + c.PeerServer(), "--namespace=liqo",
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
 		"--virtual-node-probe-interval=2s", "--zap-log-level=info",

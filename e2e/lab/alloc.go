@@ -33,10 +33,18 @@ type Ports struct {
 	ControllerManager int `json:"controllerManager"`
 	Scheduler         int `json:"scheduler"`
 	Kwok              int `json:"kwok"`
+	// PeerLink is where the cluster's peers reach its API server (PeerLink,
+	// peerlink.go), PeerLinkControl where the lab partitions and heals it.
+	PeerLink        int `json:"peerLink"`
+	PeerLinkControl int `json:"peerLinkControl"`
 }
 
-// portsPerCluster leaves room for components later issues add (controllers, webhooks).
-const portsPerCluster = 20
+// portsPerCluster leaves room for components later issues add (controllers,
+// webhooks): the six components, 14 extra ports, the peer link's two, two spare.
+const portsPerCluster = 24
+
+// peerLinkOffset is the peer link's first port in a cluster's block, after the extra ports.
+const peerLinkOffset = firstExtraPort + extraPorts
 
 // DefaultPortBase keeps the lab away from the ephemeral range and common dev servers.
 const DefaultPortBase = 17000
@@ -56,6 +64,7 @@ func AllocatePorts(base, i int) (Ports, error) {
 	return Ports{
 		EtcdClient: first, EtcdPeer: first + 1, APIServer: first + 2,
 		ControllerManager: first + 3, Scheduler: first + 4, Kwok: first + 5,
+		PeerLink: first + peerLinkOffset, PeerLinkControl: first + peerLinkOffset + 1,
 	}, nil
 }
 
@@ -64,6 +73,7 @@ func (p Ports) All() map[string]int {
 	return map[string]int{
 		"etcd client": p.EtcdClient, "etcd peer": p.EtcdPeer, "kube-apiserver": p.APIServer,
 		"kube-controller-manager": p.ControllerManager, "kube-scheduler": p.Scheduler, "kwok": p.Kwok,
+		"peer link": p.PeerLink, "peer link control": p.PeerLinkControl,
 	}
 }
 

@@ -31,6 +31,8 @@ const (
 	EnvKubeBin    = "SPILLWAY_KUBEBIN"
 	EnvKwok       = "SPILLWAY_KWOK"
 	EnvKwokStages = "SPILLWAY_KWOK_STAGES"
+	// EnvLab points at a built spillway-lab, which runs the peer links.
+	EnvLab = "SPILLWAY_LAB"
 )
 
 // ResolveBinaries finds the lab's binaries from the environment, or builds
@@ -66,12 +68,35 @@ func ResolveBinaries(progress io.Writer) (Binaries, error) {
 			return b, err
 		}
 	}
+	if b.Lab, err = LabBinary(progress); err != nil {
+		return b, err
+	}
 	for _, f := range []string{filepath.Join(b.KubeDir, "kube-apiserver"), filepath.Join(b.KubeDir, "etcd"), b.Kwok, b.KwokStages} {
 		if _, err := os.Stat(f); err != nil {
 			return b, fmt.Errorf("lab binary %s is missing (%w): unset %s/%s/%s or run hack/kubebin.sh and hack/tools.sh kwok", f, err, EnvKubeBin, EnvKwok, EnvKwokStages)
 		}
 	}
 	return b, nil
+}
+
+// LabBinary returns $SPILLWAY_LAB, or builds spillway-lab into
+// <repo>/bin/lab: the lab runs it as every cluster's peer link, from a path
+// that outlives `go run` and the test binary that started the lab.
+func LabBinary(progress io.Writer) (string, error) {
+	if p := os.Getenv(EnvLab); p != "" {
+		return p, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(root, "bin", "lab", "spillway-lab")
+	cmd := exec.Command("go", "build", "-o", out, "./e2e/lab/cmd/spillway-lab")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, progress, progress
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building spillway-lab (the lab's peer link) into %s: %w", out, err)
+	}
+	return out, nil
 }
 
 // Tool returns the path hack/tools.sh prints for name (a binary or a directory

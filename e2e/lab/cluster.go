@@ -280,6 +280,8 @@ func (c *Cluster) checkFor(component string) func(context.Context) error {
 		return checkSecurePort(c.state.Ports.ControllerManager)
 	case Scheduler:
 		return checkSecurePort(c.state.Ports.Scheduler)
+	case PeerLink:
+		return func(ctx context.Context) error { _, err := c.LinkStatus(ctx); return err }
 	}
 	// kwok has no health endpoint we rely on; nodes turning Ready is its check.
 	return func(context.Context) error { return nil }
@@ -351,6 +353,8 @@ func (c *Cluster) checkPortsFree(component string) error {
 		ports = []int{p.Scheduler}
 	case Kwok:
 		ports = []int{p.Kwok}
+	case PeerLink:
+		ports = []int{p.PeerLink, p.PeerLinkControl}
 	}
 	for _, port := range ports {
 		if err := CheckPortFree(port); err != nil {

@@ -31,16 +31,20 @@ const (
 	ControllerManager = "kube-controller-manager"
 	Scheduler         = "kube-scheduler"
 	Kwok              = "kwok"
+	// PeerLink is the relay the cluster's peers reach its API server through (peerlink.go).
+	PeerLink = "peer-link"
 )
 
 // Components lists them in start order.
-var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kwok}
+var Components = []string{Etcd, APIServer, PeerLink, ControllerManager, Scheduler, Kwok}
 
 // Binaries locates the executables the lab runs.
 type Binaries struct {
 	// KubeDir holds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl.
 	KubeDir string `json:"kubeDir"`
 	Kwok    string `json:"kwok"`
+	// Lab is spillway-lab, which runs the peer link.
+	Lab string `json:"lab"`
 	// KwokStages is the kwok module's kustomize/stage directory.
 	KwokStages string `json:"kwokStages"`
 }
@@ -88,7 +92,19 @@ func (c *Cluster) componentArgs(component string) ([]string, error) {
 			"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 			"--service-cluster-ip-range=" + c.state.CIDRs.Service,
 			"--authorization-mode=Node,RBAC", "--allow-privileged=true",
+			// Kubernetes evicts pods from a NotReady node after 300 s; the lab
+			// after 30, so a CI-length fault outlasts it (docs/faults.md).
+			"--default-not-ready-toleration-seconds=" + strconv.Itoa(DefaultTolerationSeconds),
+			"--default-unreachable-toleration-seconds=" + strconv.Itoa(DefaultTolerationSeconds),
 			"--profiling=false", "--v=1",
+		}, nil
+	case PeerLink:
+		if c.lab.bins.Lab == "" {
+			return nil, fmt.Errorf("cluster %q: the lab state names no spillway-lab binary for the peer link: it predates the link; run `make lab-down` and `make lab-up`", c.Name)
+		}
+		return []string{c.lab.bins.Lab, "peer-link",
+			"--listen=127.0.0.1:" + strconv.Itoa(p.PeerLink), "--upstream=127.0.0.1:" + strconv.Itoa(p.APIServer),
+			"--control=127.0.0.1:" + strconv.Itoa(p.PeerLinkControl),
 		}, nil
 	case ControllerManager:
 		return []string{bin("kube-controller-manager"),
@@ -138,6 +154,11 @@ func (c *Cluster) componentArgs(component string) ([]string, error) {
 	}
 	return nil, fmt.Errorf("unknown component %q: use one of %s", component, strings.Join(Components, ", "))
 }
+
+// DefaultTolerationSeconds is how long the lab's pods tolerate a NotReady or
+// unreachable node unless they say otherwise: the API server's
+// DefaultTolerationSeconds admission adds it (Kubernetes' default is 300).
+const DefaultTolerationSeconds = 30
 
 // KwokNodeAnnotation marks the nodes kwok simulates.
 const KwokNodeAnnotation = "kwok.x-k8s.io/node"

@@ -103,14 +103,18 @@ func HTTPReady(url string) func(context.Context) error {
 	return func(ctx context.Context) error { return httpOK(ctx, httpClient, url) }
 }
 
-// firstExtraPort is the offset of the ports left free for extra processes.
-const firstExtraPort = 6
+// firstExtraPort is the offset of the ports left free for extra processes,
+// and extraPorts how many there are.
+const (
+	firstExtraPort = 6
+	extraPorts     = 14
+)
 
 // ExtraPort returns the i-th loopback port of the cluster's block reserved for
 // extra processes (metrics, probes, webhooks), i < 14.
 func (c *Cluster) ExtraPort(i int) (int, error) {
-	if i < 0 || firstExtraPort+i >= portsPerCluster {
-		return 0, fmt.Errorf("extra port index %d out of range 0-%d", i, portsPerCluster-firstExtraPort-1)
+	if i < 0 || i >= extraPorts {
+		return 0, fmt.Errorf("extra port index %d out of range 0-%d", i, extraPorts-1)
 	}
 	return c.state.Ports.EtcdClient + firstExtraPort + i, nil
 }

@@ -193,6 +193,12 @@ func (l *Lab) initState(specs []ClusterSpec) error {
 			return err
 		}
 	}
+	if bins.Lab == "" {
+		var err error
+		if bins.Lab, err = LabBinary(l.out); err != nil {
+			return err
+		}
+	}
 	l.state = labState{Binaries: bins, Order: Names(specs), Clusters: map[string]*ClusterState{}}
 	for i, spec := range specs {
 		ports, err := AllocatePorts(l.opts.PortBase, i)

@@ -107,31 +107,86 @@ type Reflector struct {
 	renewAt map[types.NamespacedName]time.Time
 }
 
-// Start runs the loop: every Interval, and whenever a pod of the node changes.
+// Start runs the loop: a full pass every Interval, and a pass over what
+// changed whenever the set of ServiceAccounts the node's pods use may have
+// changed (see wakes) or a namespace's offloading did.
 func (r *Reflector) Start(ctx context.Context) error {
 	ctx, r.cancel = context.WithCancel(ctx)
 	r.nudge, r.renewAt = make(chan struct{}, 1), map[types.NamespacedName]time.Time{}
-	inf, err := r.Watches.GetInformer(ctx, &corev1.Pod{})
+	pods, err := r.Watches.GetInformer(ctx, &corev1.Pod{})
 	if err != nil {
 		return fmt.Errorf("serviceaccount reflection: watching pods: %w", err)
 	}
-	poke := func(o any) {
-		if p, ok := o.(*corev1.Pod); ok && p.Spec.NodeName == r.Peer.NodeName {
-			select {
-			case r.nudge <- struct{}{}:
-			default:
-			}
-		}
+	offloadings, err := r.Watches.GetInformer(ctx, &offloadingv1alpha1.NamespaceOffloading{})
+	if err != nil {
+		return fmt.Errorf("serviceaccount reflection: watching NamespaceOffloadings: %w", err)
 	}
-	handle, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, o any) { poke(o) }})
+	podHandle, err := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { r.pokeIf(wakes(r.Peer.NodeName, nil, podOf(o))) },
+		UpdateFunc: func(old, o any) { r.pokeIf(wakes(r.Peer.NodeName, podOf(old), podOf(o))) },
+		DeleteFunc: func(o any) { r.pokeIf(wakes(r.Peer.NodeName, podOf(o), nil)) },
+	})
 	if err != nil {
 		return err
 	}
+	// A pod whose namespace was not offloaded yet got no token (ensure skips
+	// it); the offloading's progress is the moment to write it.
+	always := func(any) { r.pokeIf(true) }
+	offloadingHandle, err := offloadings.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: always, UpdateFunc: func(_, o any) { always(o) }})
+	if err != nil {
+		_ = pods.RemoveEventHandler(podHandle)
+		return err
+	}
 	r.wg.Go(func() {
-		defer func() { _ = inf.RemoveEventHandler(handle) }()
+		defer func() { _ = pods.RemoveEventHandler(podHandle); _ = offloadings.RemoveEventHandler(offloadingHandle) }()
 		r.loop(ctx)
 	})
 	return nil
+}
+
+func (r *Reflector) pokeIf(wake bool) {
+	if !wake {
+		return
+	}
+	select {
+	case r.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// podOf is the pod an informer hands to a handler, tombstones included; nil
+// for anything else.
+func podOf(o any) *corev1.Pod {
+	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		o = d.Obj
+	}
+	p, _ := o.(*corev1.Pod)
+	return p
+}
+
+// wakes is the pod informer's filter: an event matters only when it changes
+// which ServiceAccount the pod needs a token for on this node (a pod
+// arriving on the node or leaving it, starting to terminate, or a changed
+// ServiceAccount or automount). Status updates, the bulk of a pod's events,
+// never do. old is nil for an add, updated nil for a delete.
+func wakes(node string, old, updated *corev1.Pod) bool {
+	before, hadOne := tokenNeededBy(node, old)
+	after, hasOne := tokenNeededBy(node, updated)
+	return hadOne != hasOne || before != after
+}
+
+// tokenNeededBy is the ServiceAccount whose token p mounts on node, if any.
+func tokenNeededBy(node string, p *corev1.Pod) (types.NamespacedName, bool) {
+	if p == nil || p.Spec.NodeName != node || !p.DeletionTimestamp.IsZero() ||
+		(p.Spec.AutomountServiceAccountToken != nil && !*p.Spec.AutomountServiceAccountToken) {
+		return types.NamespacedName{}, false
+	}
+	sa := p.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	return types.NamespacedName{Namespace: p.Namespace, Name: sa}, true
 }
 
 // Stop ends the loop; the Secrets stay until the twins go.
@@ -149,8 +204,9 @@ func (r *Reflector) loop(ctx context.Context) {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	pass := r.syncAll // the first pass is a full one: nothing is known yet
 	for {
-		err := reflection.Recovering(Name, r.Peer.RemoteClusterID, r.Peer.NodeName, func() error { return r.syncAll(ctx) })
+		err := reflection.Recovering(Name, r.Peer.RemoteClusterID, r.Peer.NodeName, func() error { return pass(ctx) })
 		if err != nil && ctx.Err() == nil && !errors.Is(err, reflection.ErrPanicked) {
 			reflection.RecordError(Name, r.Peer.RemoteClusterID)
 			ctrl.Log.WithName("reflection").V(1).Info("serviceaccount reflection failed, retrying", "peer", r.Peer.RemoteClusterName, "error", err.Error())
@@ -159,19 +215,89 @@ func (r *Reflector) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			pass = r.syncAll
 		case <-r.nudge:
+			pass = r.syncChanged
 		}
 	}
 }
 
-// syncAll writes the tokens the node's pods need, again at once when one went
-// missing on the provider, and deletes the others.
-func (r *Reflector) syncAll(ctx context.Context) error {
+// neededNow is the set of ServiceAccounts the node's pods mount, read from
+// the cache without copying the pods: it only reads them, and at thousands
+// of pods per node the copies were most of this reflector's cost.
+func (r *Reflector) neededNow(ctx context.Context) (map[types.NamespacedName]bool, error) {
 	pods := &corev1.PodList{}
-	if err := r.Local.List(ctx, pods, client.MatchingFields{"spec.nodeName": r.Peer.NodeName}); err != nil {
+	if err := r.Local.List(ctx, pods, client.MatchingFields{"spec.nodeName": r.Peer.NodeName}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	return Needed(pods.Items), nil
+}
+
+// syncChanged is the pass a pod event triggers: it writes the tokens newly
+// needed and deletes those no pod needs any more, by name, without listing
+// the provider's Secrets. renewAt holds exactly the tokens written and not
+// collected since; the full pass (syncAll, every Interval) repairs anything
+// else, a token Secret deleted on the provider included.
+func (r *Reflector) syncChanged(ctx context.Context) error {
+	needed, err := r.neededNow(ctx)
+	if err != nil {
 		return err
 	}
-	needed := Needed(pods.Items)
+	var errs []error
+	for key := range needed {
+		if at, written := r.renewAt[key]; written && r.now().Before(at) {
+			continue
+		}
+		if err := r.ensure(ctx, key, false); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for key := range r.renewAt {
+		if needed[key] {
+			continue
+		}
+		if err := r.collectOne(ctx, key); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%d token Secrets failed, first: %w", len(errs), errs[0])
+	}
+	return nil
+}
+
+// collectOne deletes the token Secret of sa, which no pod needs any more.
+func (r *Reflector) collectOne(ctx context.Context, sa types.NamespacedName) error {
+	remoteNs, err := r.Peer.Namespaces(ctx, sa.Namespace)
+	if err != nil {
+		delete(r.renewAt, sa) // no twin, no Secret; the full pass checks again
+		return nil
+	}
+	s := &corev1.Secret{}
+	err = r.Peer.Remote.Get(ctx, client.ObjectKey{Namespace: remoteNs, Name: SecretName(sa.Name)}, s)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return err
+	case IsTokenSecret(s) && reflection.IsCopyFor(s, &r.Peer):
+		// Only ours: a Secret of that name someone put there since is left alone.
+		if err := r.Peer.Remote.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	delete(r.renewAt, sa)
+	return nil
+}
+
+// syncAll is the full pass: it writes the tokens the node's pods need, again
+// at once when one went missing on the provider, and deletes the others. It
+// lists the token Secrets of every twin, so it runs every Interval, not per
+// pod event.
+func (r *Reflector) syncAll(ctx context.Context) error {
+	needed, err := r.neededNow(ctx)
+	if err != nil {
+		return err
+	}
 	present, err := r.present(ctx)
 	if err != nil {
 		return err
@@ -194,15 +320,10 @@ func (r *Reflector) syncAll(ctx context.Context) error {
 // Needed lists the ServiceAccounts whose tokens the pods mount.
 func Needed(pods []corev1.Pod) map[types.NamespacedName]bool {
 	out := map[types.NamespacedName]bool{}
-	for _, p := range pods {
-		if !p.DeletionTimestamp.IsZero() || (p.Spec.AutomountServiceAccountToken != nil && !*p.Spec.AutomountServiceAccountToken) {
-			continue
+	for i := range pods {
+		if sa, ok := tokenNeededBy(pods[i].Spec.NodeName, &pods[i]); ok {
+			out[sa] = true
 		}
-		sa := p.Spec.ServiceAccountName
-		if sa == "" {
-			sa = "default"
-		}
-		out[types.NamespacedName{Namespace: p.Namespace, Name: sa}] = true
 	}
 	return out
 }

@@ -89,3 +89,13 @@ const (
 	// InvalidClusterSelectorReason: the selector cannot be evaluated.
 	InvalidClusterSelectorReason = "InvalidClusterSelector"
 )
+
+// NotReadyTolerationSecondsAnnotation, on a NamespaceOffloading, says how
+// long the namespace's pods on a virtual node tolerate it being NotReady or
+// unreachable before Kubernetes evicts them: a whole number of seconds. Unset,
+// they tolerate it for ever, because the remote copy of a pod keeps running
+// through a partition and an eviction would start a second one
+// (docs/faults.md). It is an annotation, not a spec field, so that Liqo's
+// v1alpha1 schema stays as it is and a client built on Liqo's types keeps it
+// through a read-modify-write.
+const NotReadyTolerationSecondsAnnotation = "offloading.spillway.liqo.io/not-ready-toleration-seconds"

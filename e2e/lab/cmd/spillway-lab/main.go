@@ -19,8 +19,10 @@ limitations under the License.
 //	spillway-lab up --clusters "rome milan:nodes=3,nvidia.com/gpu=1"
 //	spillway-lab status
 //	spillway-lab stop|start|restart CLUSTER COMPONENT
+//	spillway-lab partition|heal CLUSTER   (cut CLUSTER off from its peers, or reconnect it)
 //	spillway-lab down
 //	spillway-lab serve-git --root DIR --addr 127.0.0.1:PORT   (the lab's fleet git server)
+//	spillway-lab peer-link --listen A --upstream B --control C  (run by the lab, one per cluster)
 package main
 
 import (
@@ -48,7 +50,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: spillway-lab {up|down|status|stop|start|restart} [flags]")
+		return errors.New("usage: spillway-lab {up|down|status|stop|start|restart|partition|heal} [flags]")
 	}
 	fs := flag.NewFlagSet("spillway-lab "+args[0], flag.ContinueOnError)
 	dir := fs.String("dir", ".lab", "state directory")
@@ -59,6 +61,9 @@ func run(args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Minute, "how long up and start/restart wait for readiness")
 	gitRoot := fs.String("root", "", "serve-git: directory of bare repositories")
 	addr := fs.String("addr", "127.0.0.1:0", "serve-git: loopback address to listen on")
+	listen := fs.String("listen", "", "peer-link: loopback address the cluster's peers dial")
+	upstream := fs.String("upstream", "", "peer-link: the API server's loopback address")
+	control := fs.String("control", "", "peer-link: loopback address of the partition/heal endpoint")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -67,6 +72,9 @@ func run(args []string) error {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	if args[0] == "peer-link" {
+		return lab.RunPeerLink(ctx, *listen, *upstream, *control)
+	}
 	ctx, cancelTimeout := context.WithTimeout(ctx, *timeout)
 	defer cancelTimeout()
 	opts := lab.Options{Dir: *dir, PortBase: *portBase, OverlappingCIDRs: *overlap,
@@ -97,8 +105,10 @@ func run(args []string) error {
 		return status(ctx, opts)
 	case "stop", "start", "restart":
 		return component(ctx, opts, args[0], fs.Args())
+	case "partition", "heal":
+		return link(ctx, opts, args[0], fs.Args())
 	}
-	return fmt.Errorf("unknown verb %q: use up, down, status, stop, start, restart or serve-git", args[0])
+	return fmt.Errorf("unknown verb %q: use up, down, status, stop, start, restart, partition, heal or serve-git", args[0])
 }
 
 // serveGit runs the lab's git server in the foreground; the lab starts it as
@@ -131,6 +141,13 @@ func status(ctx context.Context, opts lab.Options) error {
 			health = "not ready: " + err.Error()
 		}
 		fmt.Printf("%s\t%s\t%s\n", c.Name, c.Server(), health)
+		if s, err := c.LinkStatus(ctx); err == nil {
+			link := "carrying traffic"
+			if s.Partitioned {
+				link = "PARTITIONED since " + s.Since.Format(time.RFC3339)
+			}
+			fmt.Printf("  peers reach it at %s: %s (%d connections, %d held)\n", c.PeerServer(), link, s.Connections, s.Held)
+		}
 		for _, comp := range lab.Components {
 			state := "stopped"
 			if c.Running(comp) {
@@ -173,4 +190,32 @@ func component(ctx context.Context, opts lab.Options, verb string, args []string
 		return c.Start(ctx, args[1])
 	}
 	return c.Restart(ctx, args[1])
+}
+
+// link partitions or heals one cluster's peer link.
+func link(ctx context.Context, opts lab.Options, verb string, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("usage: spillway-lab %s CLUSTER", verb)
+	}
+	l, err := lab.Attach(opts)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	c, err := l.Cluster(args[0])
+	if err != nil {
+		return err
+	}
+	if verb == "partition" {
+		if err := c.Partition(ctx); err != nil {
+			return err
+		}
+		fmt.Printf("lab: %s is cut off from its peers: %s carries nothing (connections held, not refused) until `spillway-lab heal %s`\n", c.Name, c.PeerServer(), c.Name)
+		return nil
+	}
+	if err := c.Heal(ctx); err != nil {
+		return err
+	}
+	fmt.Printf("lab: %s reachable again at %s\n", c.Name, c.PeerServer())
+	return nil
 }

@@ -1,0 +1,146 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package shadowpod
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+)
+
+// laggingCache is the controller's client with a ShadowPod cache that has
+// not caught up: Get returns the copy frozen by freeze, as an informer that
+// has not yet delivered the controller's own status patch would. It counts
+// status patches.
+type laggingCache struct {
+	client.Client
+	frozen  *virtualkubeletv1alpha1.ShadowPod
+	patches int
+}
+
+func (c *laggingCache) freeze(sp *virtualkubeletv1alpha1.ShadowPod) { c.frozen = sp.DeepCopy() }
+
+func (c *laggingCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if sp, ok := obj.(*virtualkubeletv1alpha1.ShadowPod); ok && c.frozen != nil && key == client.ObjectKeyFromObject(c.frozen) {
+		c.frozen.DeepCopyInto(sp)
+		return nil
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *laggingCache) Status() client.SubResourceWriter {
+	return &countingStatus{c.Client.Status(), c}
+}
+
+type countingStatus struct {
+	client.SubResourceWriter
+	c *laggingCache
+}
+
+func (s *countingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	s.c.patches++
+	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+// newLaggingEnv is env with the reconciler reading through a laggingCache.
+func newLaggingEnv(t *testing.T, sp *virtualkubeletv1alpha1.ShadowPod) (*env, *laggingCache) {
+	e := newEnv(t, newTwin(), sp)
+	lc := &laggingCache{Client: e.c}
+	e.r = &ShadowPodReconciler{Client: lc}
+	return e, lc
+}
+
+func TestAStatusIsNotWrittenTwiceOffACacheThatMissedTheFirstWrite(t *testing.T) {
+	sp := newShadowPod("web")
+	e, lc := newLaggingEnv(t, sp)
+	g := e.g
+	stored := &virtualkubeletv1alpha1.ShadowPod{}
+	g.Expect(e.c.Get(context.Background(), keyOf(sp), stored)).To(Succeed())
+	lc.freeze(stored) // the cache as it was before the first reconcile
+
+	_, got := e.mustReconcile(sp) // creates the pod, reports it Pending
+	g.Expect(lc.patches).To(Equal(1))
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodPending))
+
+	// The pod's creation event runs the next reconcile before the cache has
+	// seen the status patch; its conditions get new transition times.
+	_, got = e.mustReconcile(sp)
+	g.Expect(lc.patches).To(Equal(1), "the status written a moment ago is not written again")
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodPending))
+
+	// What the pod reports next is written, stale cache or not.
+	e.kubelet(sp, corev1.PodRunning, true)
+	_, got = e.mustReconcile(sp)
+	g.Expect(lc.patches).To(Equal(2))
+	g.Expect(condition(got, meta.ReadyCondition)).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", PodReadyReason)))
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodRunning))
+}
+
+func TestAStatusSomeoneElseWroteIsRewritten(t *testing.T) {
+	sp := newShadowPod("web")
+	e, lc := newLaggingEnv(t, sp)
+	g := e.g
+	_, got := e.mustReconcile(sp)
+	g.Expect(lc.patches).To(Equal(1))
+
+	// A person (or another writer) replaces the status; the cache has it.
+	got.Status.Phase = corev1.PodUnknown
+	got.Status.Conditions = nil
+	g.Expect(e.c.Status().Update(context.Background(), got)).To(Succeed())
+	_, got = e.mustReconcile(sp)
+	g.Expect(lc.patches).To(Equal(2), "an edited status is not mistaken for a stale cache")
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodPending))
+	g.Expect(condition(got, meta.ReadyCondition).Reason).To(Equal(PodNotReadyReason))
+}
+
+func TestAPodStatusChangeThatChangesNothingReportedIsNotWritten(t *testing.T) {
+	sp := newShadowPod("web")
+	e, lc := newLaggingEnv(t, sp)
+	g := e.g
+	e.mustReconcile(sp)
+	e.kubelet(sp, corev1.PodRunning, true)
+	e.mustReconcile(sp)
+	g.Expect(lc.patches).To(Equal(2))
+
+	// The kubelet reports new IPs and a start time: nothing the ShadowPod says.
+	pod := e.mustPod(sp)
+	pod.Status.PodIP, pod.Status.StartTime = "10.0.0.7", ptrTo(metav1.Now())
+	g.Expect(e.c.Status().Update(context.Background(), pod)).To(Succeed())
+	e.mustReconcile(sp)
+	g.Expect(lc.patches).To(Equal(2))
+}
+
+func TestAWriteForAShadowPodOfTheSameNameIsNotAnEcho(t *testing.T) {
+	g := NewWithT(t)
+	var l lastWrites
+	key := keyOf(newShadowPod("web"))
+	pending := virtualkubeletv1alpha1.ShadowPodStatus{Phase: corev1.PodPending}
+	l.record(key, "first", virtualkubeletv1alpha1.ShadowPodStatus{}, pending)
+	g.Expect(l.echoes(key, "first", virtualkubeletv1alpha1.ShadowPodStatus{}, pending)).To(BeTrue())
+	g.Expect(l.echoes(key, "second", virtualkubeletv1alpha1.ShadowPodStatus{}, pending)).To(BeFalse(), "a new ShadowPod under the old name")
+	l.forget(key)
+	g.Expect(l.echoes(key, "first", virtualkubeletv1alpha1.ShadowPodStatus{}, pending)).To(BeFalse())
+}
+
+func ptrTo[T any](v T) *T { return &v }
