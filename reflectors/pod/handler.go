@@ -363,8 +363,9 @@ func (h *Handler) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
 	h.notify = cb
 	h.mu.Unlock()
 	h.Twins.OnChange(func(localNs string, remotePod *corev1.Pod, deleted bool) {
-		if base := h.remembered(localNs, remotePod.Name); base != nil &&
-			adoption(remotePod.Annotations[LocalPodUIDAnnotation], string(base.UID)) == replaceStale {
+		base := h.remembered(localNs, remotePod.Name)
+		if (base != nil && adoption(remotePod.Annotations[LocalPodUIDAnnotation], string(base.UID)) == replaceStale) ||
+			(base == nil && h.staleForLocal(localNs, remotePod)) {
 			// The remote pod of an earlier local pod of the same name: its
 			// status is not the current pod's, nor is its end.
 			return

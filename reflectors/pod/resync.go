@@ -114,7 +114,7 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 	}
 	for name, p := range byName {
 		if !seen[name] && live(p) {
-			h.recoverMissing(ctx, p)
+			h.recoverMissing(ctx, local, p)
 		}
 	}
 	return nil
@@ -189,13 +189,20 @@ func (h *Handler) resyncPod(ctx context.Context, pod *corev1.Pod) {
 // recoverMissing writes again the ShadowPod of a live pod that has none. A
 // restartPolicy Never pod that had started is not run again: with no remote
 // pod left either, it failed.
-func (h *Handler) recoverMissing(ctx context.Context, pod *corev1.Pod) {
+// The local API server confirms the pod is still live first: the cache may
+// be older than a deletion that DeletePod has just carried out.
+func (h *Handler) recoverMissing(ctx context.Context, local corev1client.PodsGetter, pod *corev1.Pod) {
 	h.mu.Lock()
 	_, refused := h.refused[key(pod.Namespace, pod.Name)]
 	h.mu.Unlock()
 	if refused || h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
 		return
 	}
+	cur, err := local.Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil || cur.UID != pod.UID || !live(cur) {
+		return
+	}
+	pod = cur
 	if pod.Spec.RestartPolicy == corev1.RestartPolicyNever && started(pod) {
 		if _, remote := h.Twins.Get(pod.Namespace, pod.Name); !remote {
 			lost := pod.DeepCopy()
