@@ -115,7 +115,7 @@ var _ = Describe("pod work through provider outages", func() {
 		Expect(remote).To(Equal(jobRemote), "one remote pod ever for the Job: it ran once")
 	}, SpecTimeout(15*time.Minute))
 
-	It("keeps retrying past virtual-kubelet's 20 attempts while milan is down", func(ctx context.Context) {
+	It("keeps retrying a deleted pod and new pods through an outage longer than virtual-kubelet's retries", func(ctx context.Context) {
 		ns := "podwork-retry"
 		offload(ctx, ns, offloadingv1alpha1.RemotePodOffloadingStrategy)
 		Expect(romeC.Create(ctx, pwTolerant(deployment(ns, "web", 2)))).To(Succeed())
@@ -128,7 +128,8 @@ var _ = Describe("pod work through provider outages", func() {
 			}
 		}).WithContext(ctx).Should(Succeed())
 
-		// Longer than virtual-kubelet's 20 attempts at our former 5 s backoff (about 55 s).
+		// Longer than virtual-kubelet's 20 attempts at our former 5 s backoff
+		// (about 55 s), after which it dropped the pods for good.
 		length := outage(3*time.Minute, 75*time.Second)
 		Expect(milan.Stop(lab.APIServer)).To(Succeed())
 		down := time.Now()
