@@ -43,10 +43,10 @@ type PodHandler interface {
 
 // runPods starts virtual-kubelet's pod controller for the node: it watches the
 // local pods bound to it and drives handler. It returns once the controller is
-// ready, or with the reason it could not start. shared (started until
-// sharedStop) serves the cluster-wide kinds; nil gives the node its own.
+// ready, or with the reason it could not start. Everything it starts ends
+// with ctx. shared and sharedStop are ignored (see Options.Shared).
 func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, handler PodHandler, workers int,
-	shared informers.SharedInformerFactory, sharedStop <-chan struct{}) error {
+	_ informers.SharedInformerFactory, _ <-chan struct{}) error {
 	// Managed fields are a large share of every cached object and nothing
 	// here reads them; stripping them is most of what keeps the manager's
 	// memory in proportion to the pods it runs.
@@ -54,30 +54,38 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	byNode := informers.NewSharedInformerFactoryWithOptions(local, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
 	}), strip)
-	all, allStop := shared, sharedStop
-	if all == nil {
-		all, allStop = informers.NewSharedInformerFactoryWithOptions(local, 0, strip), ctx.Done()
-	}
-	broadcaster := record.NewBroadcaster()
+	// virtual-kubelet wants listers of ConfigMaps, Secrets and Services to
+	// resolve the downward API, which Spillway skips (the provider resolves
+	// the environment from the reflected objects): this factory is never
+	// started, so no cluster-wide cache is kept for them.
+	unused := informers.NewSharedInformerFactory(local, 0)
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: local.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "spillway-virtual-kubelet", Host: nodeName})
 	pc, err := vknode.NewPodController(vknode.PodControllerConfig{
 		PodClient: local.CoreV1(), PodInformer: byNode.Core().V1().Pods(), EventRecorder: recorder, Provider: handler,
-		ConfigMapInformer: all.Core().V1().ConfigMaps(), SecretInformer: all.Core().V1().Secrets(), ServiceInformer: all.Core().V1().Services(),
-		// Environment is resolved by the provider from the reflected objects, as Liqo does.
+		ConfigMapInformer: unused.Core().V1().ConfigMaps(), SecretInformer: unused.Core().V1().Secrets(), ServiceInformer: unused.Core().V1().Services(),
 		SkipDownwardAPIResolution: true,
-		// Retries back off to 5 s at most: with the default (up to 1000 s), a pod
-		// that failed to sync during an API outage is handled minutes late.
-		SyncPodsFromKubernetesRateLimiter:    boundedBackoff(),
-		SyncPodStatusFromProviderRateLimiter: boundedBackoff(),
-		DeletePodsFromKubernetesRateLimiter:  boundedBackoff(),
+		// Work on a pod is never dropped: virtual-kubelet's default gives up
+		// after 20 attempts (about a minute of refused connections at this
+		// backoff), leaving a deleted pod Terminating for good. Retries back
+		// off to podRetryCap at most, so an outage's end is noticed soon.
+		SyncPodsFromKubernetesRateLimiter:        boundedBackoff(),
+		SyncPodsFromKubernetesShouldRetryFunc:    retryForever,
+		SyncPodStatusFromProviderRateLimiter:     boundedBackoff(),
+		SyncPodStatusFromProviderShouldRetryFunc: retryForever,
+		DeletePodsFromKubernetesRateLimiter:      boundedBackoff(),
+		DeletePodsFromKubernetesShouldRetryFunc:  retryForever,
 	})
 	if err != nil {
+		broadcaster.Shutdown()
 		return fmt.Errorf("virtual node %s: pod controller: %w", nodeName, err)
 	}
 	byNode.Start(ctx.Done())
-	all.Start(allStop)
-	go func() { _ = pc.Run(ctx, workers) }()
+	go func() {
+		_ = pc.Run(ctx, workers)
+		broadcaster.Shutdown()
+	}()
 	select {
 	case <-pc.Ready():
 		return nil
@@ -88,6 +96,15 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	}
 }
 
+// podRetryCap bounds the backoff of virtual-kubelet's queues.
+const podRetryCap = 10 * time.Second
+
 func boundedBackoff() workqueue.TypedRateLimiter[any] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[any](10*time.Millisecond, 5*time.Second)
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[any](10*time.Millisecond, podRetryCap)
+}
+
+// retryForever is virtual-kubelet's retry policy without its cap on
+// attempts: every failure is retried after the rate limiter's delay.
+func retryForever(context.Context, string, int, time.Time, error) (*time.Duration, error) {
+	return nil, nil
 }

@@ -46,10 +46,10 @@ type Options struct {
 	// API, when set, serves the node's containerLogs and exec: a pod handler
 	// that is also a ContainerAPI is registered there while the node runs.
 	API *APIServer
-	// Shared, when set, is the informer factory for the cluster-wide kinds
-	// virtual-kubelet's pod controller needs (ConfigMaps, Secrets, Services),
-	// shared by every virtual node of the manager instead of one cache each;
-	// its informers run until SharedStop closes, not with one node.
+	// Shared and SharedStop are ignored: virtual-kubelet's pod controller
+	// only needs listers of ConfigMaps, Secrets and Services to resolve the
+	// downward API, which Spillway skips, so no cache of them is kept at all.
+	// Kept for callers that still set them; they can go.
 	Shared     informers.SharedInformerFactory
 	SharedStop <-chan struct{}
 	// Go starts the runner's long-lived goroutines under a kind (the

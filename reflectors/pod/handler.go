@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,17 +54,28 @@ var ErrNotOffloaded = errors.New("namespace not offloaded to this cluster")
 // method may be called more than once for the same pod (virtual-kubelet
 // retries and resyncs), so each is idempotent. The consumer owns the local pod
 // and the ShadowPod; the provider owns the real pod and its status.
+//
+// CreatePod and UpdatePod never hand virtual-kubelet a transient failure: it
+// would mark the pod Pending, or Failed under restartPolicy Never, while its
+// remote copy may run on. The handler retries such writes itself, without a
+// cap on attempts (see RetryPending), and resyncs every offloaded pod against
+// its ShadowPod (see CollectOrphans). DeletePod does return its failures, for
+// virtual-kubelet to retry, and the local pod stays until the ShadowPod is gone.
 type Handler struct {
 	// Remote is a client for the provider with the consumer's identity and
 	// Spillway's scheme; Twins watches the provider's pods.
 	Remote client.Client
 	Twins  *TwinWatcher
 	// Namespaces maps a pod's namespace to its twin on the provider; its
-	// errors wrap ErrNotOffloaded when the namespace has no ready twin there.
+	// errors wrap ErrNotOffloaded when the namespace has no ready twin there,
+	// and are a *TwinNotReadyError when the twin exists but is not Ready.
 	Namespaces     reflection.NamespaceMapper
 	LocalClusterID string
 	RemoteID       string
 	NodeIP         string
+	// NodeName is the virtual node's name; empty means the one named after
+	// ClusterName (virtualkubeletv1alpha1.VirtualNodeName).
+	NodeName string
 	// RemoteConfig is the provider's REST config, for exec streams.
 	RemoteConfig *rest.Config
 	// ClusterName names the provider in error messages.
@@ -74,17 +85,19 @@ type Handler struct {
 	APIServerURL string
 	// LocalPods reads local pods (the manager's cache): a provider change
 	// that leaves the local status as it already is (its scheduler binding
-	// the pod, a label) then costs no write. Nil reports every change.
+	// the pod, a label) then costs no write, and a retry of a pod deleted
+	// meanwhile is dropped. Nil reports every change and retries blindly.
 	LocalPods client.Reader
 	// Network maps the provider's pod IPs into this cluster (the fabric's
 	// remaps); nil shows them as they are.
 	Network *network.Registry
 
-	mu      sync.Mutex
-	notify  func(*corev1.Pod)
-	local   map[string]*corev1.Pod // last local pod seen, by namespace/name
-	pending map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
-	refused map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
+	mu       sync.Mutex
+	notify   func(*corev1.Pod)
+	local    map[string]*corev1.Pod // last local pod seen, by namespace/name
+	pending  map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
+	refused  map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
+	retrying map[string]*retry      // pods whose ShadowPod write failed, retried with backoff
 }
 
 func key(ns, name string) string { return ns + "/" + name }
@@ -98,10 +111,42 @@ func (h *Handler) remember(pod *corev1.Pod) {
 	h.local[key(pod.Namespace, pod.Name)] = pod.DeepCopy()
 }
 
+func (h *Handler) remembered(ns, name string) *corev1.Pod {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.local[key(ns, name)]
+}
+
+func (h *Handler) nodeName() string {
+	if h.NodeName != "" {
+		return h.NodeName
+	}
+	return virtualkubeletv1alpha1.VirtualNodeName(h.ClusterName)
+}
+
 // CreatePod writes the ShadowPod. A pod whose namespace is not offloaded here
-// is kept Pending with reason OffloadingBackOff and retried.
+// is kept Pending with reason OffloadingBackOff and retried; a write the
+// provider did not take is retried (RetryPending) and nil returned.
 func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	h.remember(pod)
+	h.retryOnFailure(pod, h.sync(ctx, pod))
+	return nil
+}
+
+// UpdatePod propagates label and annotation changes; a pod spec is immutable
+// beyond what the provider's ShadowPod controller can apply. Like CreatePod,
+// it retries a failed write itself.
+func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
+	h.remember(pod)
+	h.retryOnFailure(pod, h.sync(ctx, pod))
+	return nil
+}
+
+// sync makes pod's ShadowPod exist with pod's UID, labels and annotations:
+// created when missing, its metadata updated when it is pod's, replaced when
+// it was left by an earlier pod of the same name. A namespace without a
+// ready twin parks the pod (OffloadingBackOff); a refused pod fails for good.
+func (h *Handler) sync(ctx context.Context, pod *corev1.Pod) error {
 	remoteNs, err := h.Namespaces(ctx, pod.Namespace)
 	if err != nil {
 		h.backOff(pod, err)
@@ -117,14 +162,66 @@ func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	}
 	err = h.Remote.Create(ctx, sp)
 	switch {
+	case err == nil:
+		return nil
 	case apierrors.IsInvalid(err):
 		// The provider's pod policy (422 from its webhook) or schema: permanent.
 		h.refuse(pod, fmt.Sprintf("provider %s refused its ShadowPod: %v", h.ClusterName, err))
 		return nil
-	case err != nil && !apierrors.IsAlreadyExists(err):
+	case !apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("creating ShadowPod %s/%s on the provider: %w", remoteNs, sp.Name, err)
 	}
+	return h.adopt(ctx, pod, sp)
+}
+
+// adopt settles a ShadowPod that already exists under pod's name: pod's own
+// (same UID) gets pod's metadata; one an earlier pod left (another UID) is
+// deleted and created anew, so the provider runs pod's spec, not its
+// predecessor's. One without a UID was written before UIDs were recorded and
+// is taken as pod's: replacing it would restart every pod after an upgrade.
+func (h *Handler) adopt(ctx context.Context, pod *corev1.Pod, want *virtualkubeletv1alpha1.ShadowPod) error {
+	cur := &virtualkubeletv1alpha1.ShadowPod{}
+	if err := h.Remote.Get(ctx, client.ObjectKeyFromObject(want), cur); err != nil {
+		return fmt.Errorf("reading ShadowPod %s/%s on the provider: %w", want.Namespace, want.Name, err)
+	}
+	switch adoption(cur.Annotations[LocalPodUIDAnnotation], string(pod.UID)) {
+	case adoptAsIs:
+		if equality.Semantic.DeepEqual(cur.Labels, want.Labels) && equality.Semantic.DeepEqual(cur.Annotations, want.Annotations) {
+			return nil
+		}
+		cur.Labels, cur.Annotations = want.Labels, want.Annotations
+		if err := h.Remote.Update(ctx, cur); err != nil {
+			return fmt.Errorf("updating ShadowPod %s/%s on the provider: %w", cur.Namespace, cur.Name, err)
+		}
+		return nil
+	case replaceStale:
+		stale := cur.Annotations[LocalPodUIDAnnotation]
+		if err := h.Remote.Delete(ctx, cur, client.Preconditions{UID: &cur.UID}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting ShadowPod %s/%s of an earlier pod (UID %s) on the provider: %w", cur.Namespace, cur.Name, stale, err)
+		}
+		ctrl.Log.WithName("virtualnode").Info("replaced the ShadowPod of an earlier pod of the same name",
+			"pod", key(pod.Namespace, pod.Name), "uid", pod.UID, "earlierUID", stale, "provider", h.ClusterName)
+		if err := h.Remote.Create(ctx, want); err != nil {
+			return fmt.Errorf("creating ShadowPod %s/%s on the provider in place of an earlier pod's: %w", want.Namespace, want.Name, err)
+		}
+	}
 	return nil
+}
+
+// adoptAction is what to do with a ShadowPod found under a pod's name.
+type adoptAction int
+
+const (
+	adoptAsIs adoptAction = iota
+	replaceStale
+)
+
+// adoption decides from the UID a ShadowPod records and the local pod's.
+func adoption(recorded, podUID string) adoptAction {
+	if recorded == "" || podUID == "" || recorded == podUID {
+		return adoptAsIs
+	}
+	return replaceStale
 }
 
 // refuse fails pod for good, as a kubelet fails a pod it cannot admit: its
@@ -147,62 +244,63 @@ func (h *Handler) hold(table *map[string]*corev1.Pod, pod *corev1.Pod, phase cor
 	h.emit(p)
 }
 
-// UpdatePod propagates label and annotation changes; a pod spec is immutable
-// beyond what the provider's ShadowPod controller can apply.
-func (h *Handler) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
-	h.remember(pod)
-	remoteNs, err := h.twinOf(ctx, pod.Namespace)
-	if err != nil || remoteNs == "" {
-		return err
-	}
-	want := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
-	sp := &virtualkubeletv1alpha1.ShadowPod{}
-	if err := h.Remote.Get(ctx, client.ObjectKeyFromObject(want), sp); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	sp.Labels, sp.Annotations = want.Labels, want.Annotations
-	return h.Remote.Update(ctx, sp)
-}
-
-// twinOf maps namespace for UpdatePod and DeletePod: "" and no error when
-// the namespace is not offloaded here (no ShadowPod can exist for its pods),
-// the error when the mapping could not be read, so virtual-kubelet retries.
-func (h *Handler) twinOf(ctx context.Context, namespace string) (string, error) {
+// knownTwin maps namespace for DeletePod and the resync: the twin's name
+// whether it is Ready or not (what runs there is still ours to delete), ""
+// and no error when the namespace has no twin on this provider (no ShadowPod
+// can exist for its pods), the error when the mapping could not be read, so
+// the caller retries rather than leak a ShadowPod.
+func (h *Handler) knownTwin(ctx context.Context, namespace string) (string, error) {
 	remoteNs, err := h.Namespaces(ctx, namespace)
+	var notReady *TwinNotReadyError
 	switch {
+	case err == nil:
+		return remoteNs, nil
+	case errors.As(err, &notReady):
+		return notReady.Remote, nil
 	case errors.Is(err, ErrNotOffloaded):
 		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("mapping namespace %s to its twin on cluster %s: %w", namespace, h.clusterName(), err)
 	}
-	return remoteNs, nil
+	return "", fmt.Errorf("mapping namespace %s to its twin on cluster %s: %w", namespace, h.clusterName(), err)
 }
 
 // DeletePod deletes the ShadowPod; the provider's garbage collector removes the
-// pod with its own grace period, and the watch reports it gone.
+// pod with its own grace period, and the watch reports it gone. It fails, and
+// virtual-kubelet retries it, while the mapping cannot be read or the provider
+// does not answer: a local pod released before its ShadowPod is deleted would
+// leave the remote pod running for no one.
 func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	// Remember the deletion: when the provider reports the pod gone, the local
 	// pod is released at once (see reportGone).
 	h.remember(pod)
 	h.clearPending(pod)
-	remoteNs, err := h.twinOf(ctx, pod.Namespace)
+	h.stopRetrying(pod)
+	remoteNs, err := h.knownTwin(ctx, pod.Namespace)
 	if err != nil || remoteNs == "" {
 		return err
 	}
-	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: remoteNs}}
-	if err := h.Remote.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting ShadowPod %s/%s on the provider: %w", remoteNs, pod.Name, err)
+	sp := &virtualkubeletv1alpha1.ShadowPod{}
+	err = h.Remote.Get(ctx, client.ObjectKey{Namespace: remoteNs, Name: pod.Name}, sp)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("reading ShadowPod %s/%s on the provider: %w", remoteNs, pod.Name, err)
+	case adoption(sp.Annotations[LocalPodUIDAnnotation], string(pod.UID)) == replaceStale:
+		// A newer pod of the same name owns it now.
+	default:
+		if err := h.Remote.Delete(ctx, sp, client.Preconditions{UID: &sp.UID}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting ShadowPod %s/%s on the provider: %w", remoteNs, pod.Name, err)
+		}
 	}
-	if _, ok := h.Twins.Get(pod.Namespace, pod.Name); !ok {
+	if _, ok := h.Twins.Get(pod.Namespace, pod.Name); !ok && h.Twins.Synced(pod.Namespace) {
 		// Already gone remotely: report it terminated so the local pod is released.
-		h.reportGone(pod.Namespace, pod.Name)
+		h.reportGone(pod.Namespace, pod.Name, pod.UID)
 	}
 	return nil
 }
 
 // GetPod returns the local view of the provider's pod.
 func (h *Handler) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
-	if p := h.pendingPod(namespace, name); p != nil {
+	if p := h.pendingPod(namespace, name); p != nil && !started(p) {
 		return p, nil
 	}
 	h.mu.Lock()
@@ -212,11 +310,33 @@ func (h *Handler) GetPod(_ context.Context, namespace, name string) (*corev1.Pod
 		return refused.DeepCopy(), nil
 	}
 	remotePod, ok := h.Twins.Get(namespace, name)
-	if !ok {
+	if !ok || h.staleForLocal(namespace, remotePod) {
+		// A remote pod of an earlier local pod of the same name is not this
+		// one's: virtual-kubelet then calls CreatePod, which replaces it.
 		return nil, errdefs.NotFoundf("pod %s/%s is not running on the provider", namespace, name)
 	}
 	return h.localView(namespace, remotePod), nil
 }
+
+// staleForLocal reports whether remotePod stands for an earlier local pod of
+// the same name than the one the local cache holds now.
+func (h *Handler) staleForLocal(localNs string, remotePod *corev1.Pod) bool {
+	recorded := remotePod.Annotations[LocalPodUIDAnnotation]
+	if recorded == "" || h.LocalPods == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
+	defer cancel()
+	cur := &corev1.Pod{}
+	if err := h.LocalPods.Get(ctx, client.ObjectKey{Namespace: localNs, Name: remotePod.Name}, cur); err != nil {
+		return false
+	}
+	return adoption(recorded, string(cur.UID)) == replaceStale
+}
+
+// localReadTimeout bounds a read of the manager's cache made where no
+// context is at hand (informer callbacks).
+const localReadTimeout = 5 * time.Second
 
 // GetPodStatus returns the local view of the provider pod's status.
 func (h *Handler) GetPodStatus(ctx context.Context, namespace, name string) (*corev1.PodStatus, error) {
@@ -242,8 +362,15 @@ func (h *Handler) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
 	h.notify = cb
 	h.mu.Unlock()
 	h.Twins.OnChange(func(localNs string, remotePod *corev1.Pod, deleted bool) {
+		base := h.remembered(localNs, remotePod.Name)
+		if (base != nil && adoption(remotePod.Annotations[LocalPodUIDAnnotation], string(base.UID)) == replaceStale) ||
+			(base == nil && h.staleForLocal(localNs, remotePod)) {
+			// The remote pod of an earlier local pod of the same name: its
+			// status is not the current pod's, nor is its end.
+			return
+		}
 		if deleted {
-			h.reportGone(localNs, remotePod.Name)
+			h.reportGone(localNs, remotePod.Name, "")
 			return
 		}
 		h.emitIfChanged(h.localView(localNs, remotePod))
@@ -302,8 +429,10 @@ func keepLocalScheduling(st *corev1.PodStatus, local *corev1.Pod) {
 // the cache says, a status it does not show is reported.
 func (h *Handler) emitIfChanged(p *corev1.Pod) {
 	if h.LocalPods != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
+		defer cancel()
 		cur := &corev1.Pod{}
-		err := h.LocalPods.Get(context.Background(), client.ObjectKeyFromObject(p), cur)
+		err := h.LocalPods.Get(ctx, client.ObjectKeyFromObject(p), cur)
 		if err == nil && equality.Semantic.DeepEqual(cur.Status, p.Status) {
 			return
 		}
@@ -323,9 +452,14 @@ func withoutOriginLabels(l map[string]string) map[string]string {
 
 // reportGone tells virtual-kubelet the pod no longer runs, so a local pod being
 // deleted is released at once instead of after its grace period.
-func (h *Handler) reportGone(localNs, name string) {
+// uid, when set, must be the remembered pod's.
+func (h *Handler) reportGone(localNs, name string, uid types.UID) {
 	h.mu.Lock()
 	base := h.local[key(localNs, name)]
+	if base != nil && uid != "" && base.UID != uid {
+		h.mu.Unlock()
+		return
+	}
 	delete(h.local, key(localNs, name))
 	h.mu.Unlock()
 	if base == nil || base.DeletionTimestamp.IsZero() {
@@ -346,9 +480,37 @@ func (h *Handler) emit(p *corev1.Pod) {
 	}
 }
 
+// backOff parks a pod whose namespace has no ready twin here until it has
+// one. A pod that already started keeps the status it shows: its remote copy
+// may run on in a twin that is only not Ready for now.
 func (h *Handler) backOff(pod *corev1.Pod, err error) {
+	h.stopRetrying(pod)
+	if started(pod) {
+		h.mu.Lock()
+		if h.pending == nil {
+			h.pending = map[string]*corev1.Pod{}
+		}
+		h.pending[key(pod.Namespace, pod.Name)] = pod.DeepCopy()
+		h.mu.Unlock()
+		return
+	}
 	h.hold(&h.pending, pod, corev1.PodPending, ReasonOffloadingBackOff,
 		fmt.Sprintf("cannot run on %s yet: %v; offload the namespace to this cluster (a NamespaceOffloading selecting it)", pod.Spec.NodeName, err))
+}
+
+// started reports whether a pod has run (or runs) somewhere: its status is
+// then the provider's, not one to replace with Pending.
+func started(pod *corev1.Pod) bool {
+	switch pod.Status.Phase {
+	case corev1.PodRunning, corev1.PodSucceeded, corev1.PodFailed:
+		return true
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.State.Running != nil || cs.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *Handler) pendingPod(ns, name string) *corev1.Pod {
@@ -365,63 +527,4 @@ func (h *Handler) clearPending(pod *corev1.Pod) {
 	defer h.mu.Unlock()
 	delete(h.pending, key(pod.Namespace, pod.Name))
 	delete(h.refused, key(pod.Namespace, pod.Name))
-}
-
-// RetryPending creates the pods that waited for their namespace, every
-// interval, until ctx ends: a NamespaceOffloading committed after its
-// Deployment still gets its pods offloaded.
-func (h *Handler) RetryPending(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		h.mu.Lock()
-		var pods []*corev1.Pod
-		for _, p := range h.pending {
-			pods = append(pods, p.DeepCopy())
-		}
-		h.mu.Unlock()
-		for _, p := range pods {
-			_ = h.CreatePod(ctx, p)
-		}
-	}
-}
-
-// CollectOrphans deletes, every interval, the ShadowPods whose local pod is
-// gone. virtual-kubelet force-deletes a local pod without calling DeletePod
-// when it is deleted while none of its containers runs, and sweeps such
-// leftovers only once, at start; without this the provider's pod would run on
-// for good and its twin namespace could never be removed. A pod counts as gone
-// only when the cache misses it and the local API server confirms: an error
-// (an outage) leaves everything as it is.
-func (h *Handler) CollectOrphans(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		for _, rp := range h.Twins.List() {
-			if !rp.pod.DeletionTimestamp.IsZero() || h.pendingPod(rp.localNamespace, rp.pod.Name) != nil {
-				continue
-			}
-			key := client.ObjectKey{Namespace: rp.localNamespace, Name: rp.pod.Name}
-			if err := cache.Get(ctx, key, &corev1.Pod{}); !apierrors.IsNotFound(err) {
-				continue
-			}
-			if _, err := local.Pods(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				continue
-			}
-			sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: rp.pod.Name, Namespace: rp.pod.Namespace}}
-			if err := h.Remote.Delete(ctx, sp); client.IgnoreNotFound(err) == nil {
-				ctrl.Log.WithName("virtualnode").Info("deleted the ShadowPod of a pod gone locally", "pod", key.String(), "provider", h.ClusterName)
-			}
-		}
-	}
 }

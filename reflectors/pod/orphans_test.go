@@ -47,7 +47,8 @@ func TestCollectOrphansDeletesOnlyShadowPodsWhoseLocalPodIsGone(t *testing.T) {
 			Labels: map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}}}
 	}
 	shadow := func(name string) *virtualkubeletv1alpha1.ShadowPod {
-		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name}}
+		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
+			Labels: map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}}}
 	}
 	provider := kubefake.NewClientset(remotePod("alive"), remotePod("orphan"))
 	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadow("alive"), shadow("orphan")).Build()
@@ -55,7 +56,7 @@ func TestCollectOrphansDeletesOnlyShadowPodsWhoseLocalPodIsGone(t *testing.T) {
 	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(alive).Build()
 	localAPI := kubefake.NewClientset(alive)
 
-	h := &Handler{Remote: remote, Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
 	h.Twins.Watch("demo-rome", "demo")
 	defer h.Twins.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -77,12 +78,13 @@ func TestCollectOrphansDeletesNothingWhileTheLocalAPIServerFails(t *testing.T) {
 	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
 	provider := kubefake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: "web",
 		Labels: map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}}})
-	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(&virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: "web"}}).Build()
+	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(&virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: "web",
+		Labels: map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}}}).Build()
 	down := kubefake.NewClientset()
 	down.PrependReactor("get", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewServiceUnavailable("rome's API server is down")
 	})
-	h := &Handler{Remote: remote, Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
 	h.Twins.Watch("demo-rome", "demo")
 	defer h.Twins.Stop()
 	ctx, cancel := context.WithCancel(context.Background())

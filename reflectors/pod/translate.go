@@ -40,6 +40,13 @@ import (
 // namespace a pod came from.
 const OriginNamespaceLabel = "liqo.io/origin-namespace"
 
+// LocalPodUIDAnnotation records, on a ShadowPod and the pod the provider
+// makes of it, the UID of the local pod it stands for: a pod recreated under
+// the same name (a StatefulSet's) has a new UID, so a ShadowPod left by its
+// predecessor is told apart and replaced, never adopted. Spillway's own key:
+// Liqo has no such contract.
+const LocalPodUIDAnnotation = "spillway.liqo.io/local-pod-uid"
+
 // apiAccessVolumePrefix names the token volume the ServiceAccount admission
 // plugin injects; it refers to the consumer's API server and is dropped (the
 // provider injects its own).
@@ -59,6 +66,11 @@ func ShadowPodFor(pod *corev1.Pod, remoteNamespace, localClusterID string) *virt
 	annotations := map[string]string{}
 	for k, v := range pod.Annotations {
 		annotations[k] = v
+	}
+	// Set last: a pod cannot pass itself off as another by its own annotations.
+	delete(annotations, LocalPodUIDAnnotation)
+	if pod.UID != "" {
+		annotations[LocalPodUIDAnnotation] = string(pod.UID)
 	}
 	return &virtualkubeletv1alpha1.ShadowPod{
 		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: remoteNamespace, Labels: labels, Annotations: annotations},

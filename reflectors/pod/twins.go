@@ -31,7 +31,9 @@ import (
 
 // TwinWatcher watches this consumer's pods in each twin namespace of one
 // provider: the consumer's identity may read pods only namespace by namespace,
-// so there is one informer per twin, started on first use.
+// so there is one informer per twin. Nothing here waits for a provider: a
+// twin's informer syncs in the background, and callers that must not act on
+// a partial view ask Synced.
 type TwinWatcher struct {
 	Provider       kubernetes.Interface
 	LocalClusterID string
@@ -40,12 +42,13 @@ type TwinWatcher struct {
 	twins    map[string]*twin  // by remote namespace
 	byLocal  map[string]string // local namespace -> remote namespace
 	onChange func(localNs string, pod *corev1.Pod, deleted bool)
-	stop     chan struct{}
+	stopped  bool
 }
 
 type twin struct {
 	localNamespace string
 	informer       cache.SharedIndexInformer
+	stop           chan struct{}
 }
 
 type remotePod struct {
@@ -60,25 +63,34 @@ func (w *TwinWatcher) OnChange(f func(localNs string, pod *corev1.Pod, deleted b
 	w.onChange = f
 }
 
-// Watch starts watching a twin namespace (idempotent) and waits for its cache.
+// Watch starts watching a twin namespace (idempotent) and returns at once. A
+// local namespace whose twin changed name stops watching the old one. After
+// Stop it does nothing: a late call cannot leak an informer.
 func (w *TwinWatcher) Watch(remoteNs, localNs string) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
 	if w.twins == nil {
-		w.twins, w.byLocal, w.stop = map[string]*twin{}, map[string]string{}, make(chan struct{})
+		w.twins, w.byLocal = map[string]*twin{}, map[string]string{}
+	}
+	if t, ok := w.twins[remoteNs]; ok && t.localNamespace == localNs {
+		return
+	}
+	if old, ok := w.byLocal[localNs]; ok {
+		w.forgetLocked(old)
 	}
 	if _, ok := w.twins[remoteNs]; ok {
-		w.mu.Unlock()
-		return
+		w.forgetLocked(remoteNs)
 	}
 	f := informers.NewSharedInformerFactoryWithOptions(w.Provider, 0, informers.WithNamespace(remoteNs),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = sharingv1alpha1.OriginClusterIDLabel + "=" + w.LocalClusterID
 		}), informers.WithTransform(crcache.TransformStripManagedFields()))
 	inf := f.Core().V1().Pods().Informer()
-	t := &twin{localNamespace: localNs, informer: inf}
+	t := &twin{localNamespace: localNs, informer: inf, stop: make(chan struct{})}
 	w.twins[remoteNs], w.byLocal[localNs] = t, remoteNs
-	stop := w.stop
-	w.mu.Unlock()
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { w.changed(localNs, o, false) },
 		UpdateFunc: func(_, o any) { w.changed(localNs, o, false) },
@@ -89,8 +101,31 @@ func (w *TwinWatcher) Watch(remoteNs, localNs string) {
 			w.changed(localNs, o, true)
 		},
 	})
-	go inf.Run(stop)
-	cache.WaitForCacheSync(stop, inf.HasSynced)
+	go inf.Run(t.stop)
+}
+
+// Retain stops watching every twin whose local namespace is not in keep (local
+// namespace -> twin): a namespace no longer offloaded costs no informer.
+func (w *TwinWatcher) Retain(keep map[string]string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for remoteNs, t := range w.twins {
+		if keep[t.localNamespace] != remoteNs {
+			w.forgetLocked(remoteNs)
+		}
+	}
+}
+
+func (w *TwinWatcher) forgetLocked(remoteNs string) {
+	t := w.twins[remoteNs]
+	if t == nil {
+		return
+	}
+	close(t.stop)
+	delete(w.twins, remoteNs)
+	if w.byLocal[t.localNamespace] == remoteNs {
+		delete(w.byLocal, t.localNamespace)
+	}
 }
 
 func (w *TwinWatcher) changed(localNs string, o any, deleted bool) {
@@ -106,15 +141,26 @@ func (w *TwinWatcher) changed(localNs string, o any, deleted bool) {
 	}
 }
 
+func (w *TwinWatcher) twinOf(localNs string) (string, *twin) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	remoteNs, ok := w.byLocal[localNs]
+	if !ok {
+		return "", nil
+	}
+	return remoteNs, w.twins[remoteNs]
+}
+
+// Synced reports whether the twin of localNs is watched and its informer has
+// listed it: only then does a pod missing from Get mean missing remotely.
+func (w *TwinWatcher) Synced(localNs string) bool {
+	_, t := w.twinOf(localNs)
+	return t != nil && t.informer.HasSynced()
+}
+
 // Get returns the provider pod for a local pod, if its twin is watched.
 func (w *TwinWatcher) Get(localNs, name string) (*corev1.Pod, bool) {
-	w.mu.Lock()
-	remoteNs, ok := w.byLocal[localNs]
-	var t *twin
-	if ok {
-		t = w.twins[remoteNs]
-	}
-	w.mu.Unlock()
+	remoteNs, t := w.twinOf(localNs)
 	if t == nil {
 		return nil, false
 	}
@@ -123,6 +169,17 @@ func (w *TwinWatcher) Get(localNs, name string) (*corev1.Pod, bool) {
 		return nil, false
 	}
 	return o.(*corev1.Pod), true
+}
+
+// Watched lists the watched twins as local namespace -> twin namespace.
+func (w *TwinWatcher) Watched() map[string]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]string, len(w.byLocal))
+	for l, r := range w.byLocal {
+		out[l] = r
+	}
+	return out
 }
 
 // List returns every watched provider pod.
@@ -138,13 +195,12 @@ func (w *TwinWatcher) List() []remotePod {
 	return out
 }
 
-// Stop ends every watch.
+// Stop ends every watch, for good: the peering is going away.
 func (w *TwinWatcher) Stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stop != nil {
-		close(w.stop)
-		w.stop = nil
-		w.twins, w.byLocal = nil, nil
+	for remoteNs := range w.twins {
+		w.forgetLocked(remoteNs)
 	}
+	w.stopped = true
 }

@@ -1,0 +1,218 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package pod
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+)
+
+// ReasonProviderPodLost is the reason of a restartPolicy Never pod that had
+// started and whose ShadowPod and remote pod are both gone: running it again
+// could run it twice, so it fails, as a pod lost with its node does.
+const ReasonProviderPodLost = "ProviderPodLost"
+
+// CollectOrphans resyncs, at once and then every interval until ctx ends,
+// every pod offloaded to this provider against its ShadowPod. It watches
+// every twin of the consumer on the provider (so what a previous run left is
+// seen), then, twin by twin: deletes the ShadowPods of pods gone or being
+// deleted locally (virtual-kubelet force-deletes a pod that does not run
+// without calling DeletePod), writes again the missing or stale ShadowPods of
+// live pods, and reports again remote statuses the local pods do not show
+// (a status lost in an outage). A twin is skipped while its mapping is
+// unknown, its watch not synced or the provider does not answer; a pod counts
+// as gone only when the cache misses it and the local API server confirms: a
+// broken peer or consumer never deletes remote workloads by mistake.
+func (h *Handler) CollectOrphans(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		h.resync(ctx, cache, local)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1client.PodsGetter) {
+	if twins, err := OffloadedTwins(ctx, cache, h.ClusterName, h.RemoteID); err == nil {
+		for localNs, remoteNs := range twins {
+			h.Twins.Watch(remoteNs, localNs)
+		}
+		h.Twins.Retain(twins)
+	}
+	for localNs, remoteNs := range h.Twins.Watched() {
+		if !h.Twins.Synced(localNs) {
+			continue
+		}
+		if err := h.resyncTwin(ctx, cache, local, localNs, remoteNs); err != nil && ctx.Err() == nil {
+			ctrl.Log.WithName("virtualnode").V(1).Info("resync of a twin skipped", "namespace", localNs, "provider", h.ClusterName, "error", err.Error())
+		}
+	}
+}
+
+// resyncTwin settles one twin. The local pods are read before the
+// ShadowPods: a pod the cache shows started had its ShadowPod written
+// before, so the list that follows holds it unless it was deleted.
+func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, localNs, remoteNs string) error {
+	pods := &corev1.PodList{}
+	if err := cache.List(ctx, pods, client.InNamespace(localNs)); err != nil {
+		return fmt.Errorf("listing local pods: %w", err)
+	}
+	shadows := &virtualkubeletv1alpha1.ShadowPodList{}
+	if err := h.Remote.List(ctx, shadows, client.InNamespace(remoteNs),
+		client.MatchingLabels{sharingv1alpha1.OriginClusterIDLabel: h.LocalClusterID}); err != nil {
+		return fmt.Errorf("listing ShadowPods of twin %s: %w", remoteNs, err)
+	}
+	byName := map[string]*corev1.Pod{}
+	for i := range pods.Items {
+		if pods.Items[i].Spec.NodeName == h.nodeName() {
+			byName[pods.Items[i].Name] = &pods.Items[i]
+		}
+	}
+	seen := map[string]bool{}
+	for i := range shadows.Items {
+		sp := &shadows.Items[i]
+		seen[sp.Name] = true
+		switch shadowPodVerdict(sp, byName[sp.Name]) {
+		case deleteShadowPod:
+			h.deleteOrphan(ctx, sp, localNs)
+		case confirmGone:
+			if _, err := local.Pods(localNs).Get(ctx, sp.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+				h.deleteOrphan(ctx, sp, localNs)
+			}
+		case rewrite:
+			h.resyncPod(ctx, byName[sp.Name])
+		}
+	}
+	for name, p := range byName {
+		if !seen[name] && live(p) {
+			h.recoverMissing(ctx, local, p)
+		}
+	}
+	return nil
+}
+
+// verdict is what the resync does with a ShadowPod.
+type verdict int
+
+const (
+	keep verdict = iota
+	// deleteShadowPod: its local pod is being deleted.
+	deleteShadowPod
+	// confirmGone: the cache misses its local pod; the API server must confirm.
+	confirmGone
+	// rewrite: its local pod is a newer one of the same name, or the
+	// ShadowPod's status may not be shown yet: sync the live pod.
+	rewrite
+)
+
+// shadowPodVerdict decides from a ShadowPod and the local pod of its name
+// bound to this node (nil when the cache has none).
+func shadowPodVerdict(sp *virtualkubeletv1alpha1.ShadowPod, pod *corev1.Pod) verdict {
+	switch {
+	case !sp.DeletionTimestamp.IsZero():
+		return keep
+	case pod == nil:
+		return confirmGone
+	case adoption(sp.Annotations[LocalPodUIDAnnotation], string(pod.UID)) == replaceStale:
+		if !pod.DeletionTimestamp.IsZero() {
+			return keep
+		}
+		return rewrite
+	case !pod.DeletionTimestamp.IsZero():
+		return deleteShadowPod
+	case live(pod):
+		return rewrite
+	}
+	// A pod that ran to completion keeps its ShadowPod until it is deleted.
+	return keep
+}
+
+// live reports whether a local pod should run on the provider: not being
+// deleted and not finished.
+func live(pod *corev1.Pod) bool {
+	return pod.DeletionTimestamp.IsZero() && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+}
+
+func (h *Handler) deleteOrphan(ctx context.Context, sp *virtualkubeletv1alpha1.ShadowPod, localNs string) {
+	if err := h.Remote.Delete(ctx, sp, client.Preconditions{UID: &sp.UID}); client.IgnoreNotFound(err) == nil {
+		ctrl.Log.WithName("virtualnode").Info("deleted the ShadowPod of a pod gone locally", "pod", key(localNs, sp.Name), "provider", h.ClusterName)
+	}
+}
+
+// resyncPod brings a live pod's ShadowPod in line (a stale one replaced) and
+// its status up to date, unless its write is already being retried or it
+// waits for its namespace.
+func (h *Handler) resyncPod(ctx context.Context, pod *corev1.Pod) {
+	if h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
+		return
+	}
+	if r, ok := h.Twins.Get(pod.Namespace, pod.Name); ok && adoption(r.Annotations[LocalPodUIDAnnotation], string(pod.UID)) == adoptAsIs {
+		if base := h.remembered(pod.Namespace, pod.Name); base == nil || base.UID == pod.UID {
+			h.remember(pod)
+			h.emitIfChanged(h.localView(pod.Namespace, r))
+			return
+		}
+	}
+	h.remember(pod)
+	h.retryOnFailure(pod, h.sync(ctx, pod))
+}
+
+// recoverMissing writes again the ShadowPod of a live pod that has none. A
+// restartPolicy Never pod that had started is not run again: with no remote
+// pod left either, it failed.
+// The local API server confirms the pod is still live first: the cache may
+// be older than a deletion that DeletePod has just carried out.
+func (h *Handler) recoverMissing(ctx context.Context, local corev1client.PodsGetter, pod *corev1.Pod) {
+	h.mu.Lock()
+	_, refused := h.refused[key(pod.Namespace, pod.Name)]
+	h.mu.Unlock()
+	if refused || h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
+		return
+	}
+	cur, err := local.Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil || cur.UID != pod.UID || !live(cur) {
+		return
+	}
+	pod = cur
+	if pod.Spec.RestartPolicy == corev1.RestartPolicyNever && started(pod) {
+		if _, remote := h.Twins.Get(pod.Namespace, pod.Name); !remote {
+			lost := pod.DeepCopy()
+			lost.Status.Phase, lost.Status.Reason = corev1.PodFailed, ReasonProviderPodLost
+			lost.Status.Message = fmt.Sprintf("its ShadowPod and pod on %s are gone; restartPolicy Never: not run again", h.ClusterName)
+			h.emit(lost)
+		}
+		return
+	}
+	ctrl.Log.WithName("virtualnode").Info("writing the missing ShadowPod of a live pod", "pod", key(pod.Namespace, pod.Name), "provider", h.ClusterName)
+	h.remember(pod)
+	h.retryOnFailure(pod, h.sync(ctx, pod))
+}
