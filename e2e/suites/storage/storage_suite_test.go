@@ -107,4 +107,3 @@ func offload(ctx context.Context, ns string, strategy offloadingv1alpha1.PodOffl
 		g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
 	}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 }
-
