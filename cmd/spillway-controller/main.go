@@ -87,6 +87,7 @@ type options struct {
 	reflection                                      reflectionFlags
 	webhook                                         webhooks.Options
 	fabric                                          fabricFlags
+	storage                                         storageFlags
 }
 
 func (o options) validate() error {
@@ -133,6 +134,7 @@ func main() {
 		"comma-separated namespace names (exact, or prefix*) this provider never creates as a consumer's twin; the manager's --namespace is always added")
 	o.reflection.bind(flag.CommandLine)
 	o.fabric.bind(flag.CommandLine)
+	o.storage.bind(flag.CommandLine)
 	flag.IntVar(&o.webhook.Port, "webhook-port", 9443, "HTTPS port of the admission webhooks; 0 disables them")
 	flag.StringVar(&o.webhook.BindHost, "webhook-bind-host", "", "address the webhooks listen on (all when empty)")
 	flag.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "spillway-webhook"), "where the serving certificate is written")
@@ -233,6 +235,9 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	if err := (&shadowpod.ShadowPodReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ShadowPod controller: %w", err)
+	}
+	if err := o.storage.setup(mgr, peers, o.clusterID); err != nil {
+		return err
 	}
 	if o.webhook.Port > 0 {
 		direct, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
