@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -229,4 +230,32 @@ func ReclaimVirtualVolume(pv *corev1.PersistentVolume) bool {
 		pv.DeletionTimestamp.IsZero() &&
 		pv.Status.Phase == corev1.VolumeReleased &&
 		pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimDelete
+}
+
+// ClaimResize is what one reconcile does for a bound virtual claim whose
+// request grew: ask the twin for the new size, then, once the twin's
+// capacity shows it, grow the virtual volume and the claim's capacity.
+type ClaimResize struct {
+	// GrowTwin asks the twin claim for Request.
+	GrowTwin bool
+	Request  resource.Quantity
+	// GrowVolume sets Capacity on the virtual volume and the claim's status.
+	GrowVolume bool
+	Capacity   resource.Quantity
+}
+
+// ResizeFor compares a bound virtual claim, its twin and its virtual volume.
+// Claims only grow (Kubernetes refuses shrinking a claim), so a twin asking
+// for more than the virtual claim is left alone.
+func ResizeFor(virtual, twin *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) ClaimResize {
+	var r ClaimResize
+	want := virtual.Spec.Resources.Requests.Storage()
+	if twin.Spec.Resources.Requests.Storage().Cmp(*want) < 0 {
+		r.GrowTwin, r.Request = true, want.DeepCopy()
+	}
+	got := twin.Status.Capacity.Storage()
+	if twin.Status.Phase == corev1.ClaimBound && !got.IsZero() && got.Cmp(*pv.Spec.Capacity.Storage()) > 0 {
+		r.GrowVolume, r.Capacity = true, got.DeepCopy()
+	}
+	return r
 }

@@ -259,3 +259,45 @@ func TestReclaimVirtualVolume(t *testing.T) {
 		}
 	}
 }
+
+func TestResizeFor(t *testing.T) {
+	claimOf := func(request, capacity string, phase corev1.PersistentVolumeClaimPhase) *corev1.PersistentVolumeClaim {
+		c := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(request)}}}, Status: corev1.PersistentVolumeClaimStatus{Phase: phase}}
+		if capacity != "" {
+			c.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(capacity)}
+		}
+		return c
+	}
+	volume := func(capacity string) *corev1.PersistentVolume {
+		return &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(capacity)}}}
+	}
+	for _, tc := range []struct {
+		name          string
+		virtual, twin *corev1.PersistentVolumeClaim
+		pv            *corev1.PersistentVolume
+		growTwin      string
+		growVolume    string
+	}{
+		{name: "same size: nothing", virtual: claimOf("1Gi", "1Gi", corev1.ClaimBound), twin: claimOf("1Gi", "1Gi", corev1.ClaimBound), pv: volume("1Gi")},
+		{name: "the claim grew: the twin asks for it", virtual: claimOf("2Gi", "1Gi", corev1.ClaimBound), twin: claimOf("1Gi", "1Gi", corev1.ClaimBound), pv: volume("1Gi"),
+			growTwin: "2Gi"},
+		{name: "the twin grew: the volume follows", virtual: claimOf("2Gi", "1Gi", corev1.ClaimBound), twin: claimOf("2Gi", "2Gi", corev1.ClaimBound), pv: volume("1Gi"),
+			growVolume: "2Gi"},
+		{name: "the twin is being resized: wait", virtual: claimOf("2Gi", "1Gi", corev1.ClaimBound), twin: claimOf("2Gi", "1Gi", corev1.ClaimBound), pv: volume("1Gi")},
+		{name: "a twin asking for more is not shrunk", virtual: claimOf("1Gi", "1Gi", corev1.ClaimBound), twin: claimOf("3Gi", "1Gi", corev1.ClaimBound), pv: volume("1Gi")},
+		{name: "an unbound remote twin shows no capacity yet", virtual: claimOf("1Gi", "1Gi", corev1.ClaimBound), twin: claimOf("1Gi", "", corev1.ClaimPending), pv: volume("1Gi")},
+		{name: "a provider giving more than asked grows the volume", virtual: claimOf("1Gi", "1Gi", corev1.ClaimBound), twin: claimOf("1Gi", "5Gi", corev1.ClaimBound), pv: volume("1Gi"),
+			growVolume: "5Gi"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ResizeFor(tc.virtual, tc.twin, tc.pv)
+			if got.GrowTwin != (tc.growTwin != "") || (tc.growTwin != "" && !got.Request.Equal(resource.MustParse(tc.growTwin))) {
+				t.Errorf("GrowTwin = %v %s, want %q", got.GrowTwin, got.Request.String(), tc.growTwin)
+			}
+			if got.GrowVolume != (tc.growVolume != "") || (tc.growVolume != "" && !got.Capacity.Equal(resource.MustParse(tc.growVolume))) {
+				t.Errorf("GrowVolume = %v %s, want %q", got.GrowVolume, got.Capacity.String(), tc.growVolume)
+			}
+		})
+	}
+}

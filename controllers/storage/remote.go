@@ -25,7 +25,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
@@ -85,28 +84,6 @@ func offeredStorageClass(ctx context.Context, peer remote.Peer) (*string, error)
 		return &class, nil
 	}
 	return nil, nil
-}
-
-// syncRemoteVolume copies the twin's phase and volume onto the virtual
-// volume, polling the provider until the twin is Bound.
-func (r *VirtualStorageReconciler) syncRemoteVolume(ctx context.Context, pv *corev1.PersistentVolume, ref policies.TwinClaimRef) (ctrl.Result, error) {
-	peer, ok := r.Peers.Get(ref.ClusterID)
-	if !ok {
-		return ctrl.Result{RequeueAfter: remoteBindingPoll}, nil
-	}
-	twin, err := peer.Client.CoreV1().PersistentVolumeClaims(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-	if err != nil {
-		return ctrl.Result{RequeueAfter: remoteBindingPoll}, client.IgnoreNotFound(err)
-	}
-	before := pv.DeepCopy()
-	annotate(pv, policies.RemoteVolumeAnnotations(twin))
-	if err := r.Patch(ctx, pv, client.MergeFrom(before)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("annotating volume %s with its twin's state: %w", pv.Name, err)
-	}
-	if twin.Status.Phase != corev1.ClaimBound {
-		return ctrl.Result{RequeueAfter: remoteBindingPoll}, nil
-	}
-	return ctrl.Result{}, nil
 }
 
 // annotate sets the annotations over the volume's own.

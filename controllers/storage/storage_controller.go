@@ -130,20 +130,6 @@ func (r *VirtualStorageReconciler) reclaimPolicy(ctx context.Context) (corev1.Pe
 	return *class.ReclaimPolicy, nil
 }
 
-// syncBound keeps the virtual volume of a bound remote claim showing its
-// twin on the provider until the twin is Bound.
-func (r *VirtualStorageReconciler) syncBound(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (ctrl.Result, error) {
-	pv := &corev1.PersistentVolume{}
-	if err := r.Get(ctx, client.ObjectKey{Name: pvc.Spec.VolumeName}, pv); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	twin, err := policies.ParseTwinClaim(pv.Annotations[sharingv1alpha1.TwinClaimAnnotation])
-	if err != nil || !twin.Remote() || pv.Annotations[sharingv1alpha1.RemotePhaseAnnotation] == string(corev1.ClaimBound) {
-		return ctrl.Result{}, nil
-	}
-	return r.syncRemoteVolume(ctx, pv, twin)
-}
-
 func isVirtualClaim(pvc *corev1.PersistentVolumeClaim) bool {
 	return pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == sharingv1alpha1.VirtualStorageClassName
 }

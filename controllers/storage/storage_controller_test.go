@@ -261,3 +261,30 @@ func TestAReleasedRemoteVolumeWhosePeerIsGoneIsKept(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring("peering is not running")))
 	g.Expect(vs.Get(ctx, client.ObjectKey{Name: pv.Name}, &corev1.PersistentVolume{})).To(Succeed(), "the volume is kept until its twin can be deleted")
 }
+
+func TestAGrownClaimGrowsItsTwinThenItsVolume(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	claim := virtualClaim(localNode)
+	claim.Spec.VolumeName = "pvc-" + claimUID
+	claim.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
+	twin := policies.TwinClaim(virtualClaim(localNode), sharingv1alpha1.DefaultStorageNamespace, "pvc-"+claimUID, nil, localNode)
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + claimUID, Annotations: map[string]string{
+		policies.ProvisionedByAnnotation: sharingv1alpha1.VirtualStorageProvisioner, sharingv1alpha1.TwinClaimAnnotation: sharingv1alpha1.DefaultStorageNamespace + "/" + twin.Name}},
+		Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}
+	r, _ := setup("", claim, twin, pv)
+	reconcileClaim(t, r)
+
+	g.Expect(r.Get(ctx, client.ObjectKeyFromObject(twin), twin)).To(Succeed())
+	g.Expect(twin.Spec.Resources.Requests.Storage().String()).To(Equal("2Gi"), "the twin asks for the new size")
+	g.Expect(r.Get(ctx, client.ObjectKeyFromObject(pv), pv)).To(Succeed())
+	g.Expect(pv.Spec.Capacity.Storage().String()).To(Equal("1Gi"), "the volume waits for the twin's capacity")
+
+	twin.Status.Phase, twin.Status.Capacity = corev1.ClaimBound, corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("2Gi")}
+	g.Expect(r.Status().Update(ctx, twin)).To(Succeed())
+	reconcileClaim(t, r)
+	g.Expect(r.Get(ctx, client.ObjectKeyFromObject(pv), pv)).To(Succeed())
+	g.Expect(pv.Spec.Capacity.Storage().String()).To(Equal("2Gi"))
+	g.Expect(r.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
+	g.Expect(claim.Status.Capacity.Storage().String()).To(Equal("2Gi"))
+}
