@@ -9,7 +9,11 @@
 # - reflection latency (issue 5): N ConfigMaps, then N EndpointSlices, updated
 #   once; each update timed until a watcher of the consumer sees it (vanilla)
 #   and until the provider's copy shows it. SPILLWAY_BENCH_OBJECTS sets N (1000).
-# Results: bench/results/ (network-throughput.txt, pods.*, reflection.*).
+# - storage (issue 15): N claims of the virtual class liqo with their pods on
+#   the virtual node, timed create → Bound (the virtual claim and its twin on
+#   milan), against N claims made directly on milan. SPILLWAY_BENCH_CLAIMS
+#   sets N (100).
+# Results: bench/results/ (network-throughput.txt, pods.*, reflection.*, storage.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hack/deps.sh
@@ -21,3 +25,5 @@ echo "bench: pod offloading vs vanilla (SPILLWAY_BENCH_PODS=\"${SPILLWAY_BENCH_P
 go run ./e2e/bench/cmd/spillway-podbench
 echo "bench: reflection latency vs a local watch (SPILLWAY_BENCH_OBJECTS=${SPILLWAY_BENCH_OBJECTS:-1000} ConfigMaps, then EndpointSlices)"
 go run ./e2e/bench/cmd/spillway-reflectbench
+echo "bench: claims through the virtual storage class vs directly on the provider (SPILLWAY_BENCH_CLAIMS=${SPILLWAY_BENCH_CLAIMS:-100})"
+go run ./e2e/bench/cmd/spillway-storagebench
