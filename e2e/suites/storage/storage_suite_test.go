@@ -24,6 +24,7 @@ package storage_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -69,11 +70,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	milanC, err = framework.Client(milan)
 	Expect(err).NotTo(HaveOccurred())
-	for _, c := range []*lab.Cluster{rome, milan} {
-		Expect(framework.InstallLocalPath(ctx, c)).To(Succeed())
-	}
 	peeringOnly := func(o *unstructured.Unstructured) bool {
 		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
+	}
+	for _, c := range []*lab.Cluster{rome, milan} {
+		Expect(framework.InstallLocalPath(ctx, c)).To(Succeed())
+		Expect(framework.ApplyDir(ctx, c, filepath.Join(repoRoot, "kustomize/storage"))).To(Succeed())
 	}
 	Expect(framework.QuickStartWith(ctx, repoRoot, rome, milan, peeringOnly, nil)).To(Succeed())
 }, NodeTimeout(10*time.Minute))
