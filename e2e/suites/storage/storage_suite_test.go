@@ -35,7 +35,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
@@ -90,22 +89,4 @@ func namespace(ctx context.Context, c client.Client, ns string) {
 	DeferCleanup(func(ctx context.Context) {
 		Expect(client.IgnoreNotFound(c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
 	})
-}
-
-// offload creates namespace ns on rome with a NamespaceOffloading of the
-// given strategy and waits until it is Ready.
-func offload(ctx context.Context, ns string, strategy offloadingv1alpha1.PodOffloadingStrategy) {
-	namespace(ctx, romeC, ns)
-	Expect(romeC.Create(ctx, &offloadingv1alpha1.NamespaceOffloading{
-		ObjectMeta: metav1.ObjectMeta{Name: "offloading", Namespace: ns},
-		Spec: offloadingv1alpha1.NamespaceOffloadingSpec{
-			NamespaceMappingStrategy: offloadingv1alpha1.EnforceSameNameMappingStrategy,
-			PodOffloadingStrategy:    strategy,
-		},
-	})).To(Succeed())
-	Eventually(func(g Gomega) {
-		no := &offloadingv1alpha1.NamespaceOffloading{}
-		g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "offloading"}, no)).To(Succeed())
-		g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
-	}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 }
