@@ -117,15 +117,31 @@ var _ = Describe("the liqo virtual storage class", Ordered, func() {
 		}
 	})
 
-	It("brings a deleted replica back on the cluster of its data", func(ctx context.Context) {
+	It("brings a deleted replica back on the cluster of its data, against the scheduler's preference", func(ctx context.Context) {
 		Expect(placed).To(HaveLen(2), "the binding spec ran")
-		for pod, node := range placed {
-			old := &corev1.Pod{}
-			Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod}, old)).To(Succeed())
+		By("scaling to 0, then preferring for every pod the node db-0 was not on")
+		scale(ctx, ns, "db", 0)
+		Eventually(func(g Gomega) {
+			pods := &corev1.PodList{}
+			g.Expect(romeC.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
+			g.Expect(pods.Items).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		other := "rome-worker-0"
+		if placed["db-0"] == other {
+			other = "liqo-milan"
+		}
+		sts := &appsv1.StatefulSet{}
+		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, sts)).To(Succeed())
+		sts.Spec.Template.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+			Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
+				Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{other}}}}}}}
+		Expect(romeC.Update(ctx, sts)).To(Succeed())
+		By("one replica at a time: no anti-affinity decides for it")
+		for i, pod := range []string{"db-0", "db-1"} {
 			start := time.Now()
-			Expect(romeC.Delete(ctx, old, client.GracePeriodSeconds(0))).To(Succeed())
-			Expect(scheduledNode(ctx, ns, pod, old.UID)).To(Equal(node), "pod %s follows its data", pod)
-			GinkgoWriter.Printf("data gravity: %s rescheduled on %s in %s\n", pod, node, time.Since(start).Round(time.Millisecond))
+			scale(ctx, ns, "db", int32(i+1))
+			Expect(scheduledNode(ctx, ns, pod, "")).To(Equal(placed[pod]), "pod %s follows its data, not the preference for %s", pod, other)
+			GinkgoWriter.Printf("data gravity: %s back on %s %s after the scale-up (preferred: %s)\n", pod, placed[pod], time.Since(start).Round(time.Millisecond), other)
 		}
 	})
 
@@ -239,6 +255,13 @@ func scheduledNode(ctx context.Context, ns, name string, previous types.UID) str
 		g.Expect(pod.Spec.NodeName).NotTo(BeEmpty())
 	}).WithContext(ctx).WithTimeout(90*time.Second).WithPolling(250*time.Millisecond).Should(Succeed(), "pod %s/%s scheduled", ns, name)
 	return pod.Spec.NodeName
+}
+
+// scale sets the StatefulSet's replicas.
+func scale(ctx context.Context, ns, name string, replicas int32) {
+	sts := &appsv1.StatefulSet{}
+	Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, sts)).To(Succeed())
+	Expect(romeC.Patch(ctx, sts, client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))))).To(Succeed())
 }
 
 func remoteClaimName(placed map[string]string) string {
