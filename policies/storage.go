@@ -259,3 +259,37 @@ func ResizeFor(virtual, twin *corev1.PersistentVolumeClaim, pv *corev1.Persisten
 	}
 	return r
 }
+
+// TwinClaimProblem says why a provider refuses a claim a consumer writes
+// into its twin, or "" when it may be written. A claim in a twin must get a
+// new volume of the class the provider offers: spec.volumeName or
+// spec.selector could bind a volume of the provider's that holds someone
+// else's data, and a data source copies from an object the consumer names.
+// class is the class the claim must have: the offer's, else the
+// provider's default class ("" when there is neither, and then no claim is
+// admitted: a claim without a class binds any classless volume). The API
+// server's defaulting has run before this check, so a claim that left its
+// class out carries the default one here. onCreate is false for updates,
+// which keep the class the claim was created with.
+func TwinClaimProblem(pvc *corev1.PersistentVolumeClaim, class string, onCreate bool) string {
+	who := fmt.Sprintf("PersistentVolumeClaim %s/%s", pvc.Namespace, pvc.Name)
+	switch {
+	case pvc.Spec.VolumeName != "":
+		return fmt.Sprintf("%s sets spec.volumeName %q: a consumer's claim may not bind a volume of the provider's; leave it empty and the offered class makes one", who, pvc.Spec.VolumeName)
+	case pvc.Spec.Selector != nil:
+		return fmt.Sprintf("%s sets spec.selector: a consumer's claim may not pick volumes of the provider's; remove it", who)
+	case pvc.Spec.DataSource != nil || pvc.Spec.DataSourceRef != nil:
+		return fmt.Sprintf("%s sets spec.dataSource or spec.dataSourceRef: a consumer's claim starts empty on a provider; remove them", who)
+	case !onCreate:
+		return ""
+	case class == "":
+		return fmt.Sprintf("%s: this provider offers no storage class (its ResourceOffer has no spec.storageClassName and it has no default class), so it takes no claims; ask its administrators for one", who)
+	case pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != class:
+		got := "none"
+		if pvc.Spec.StorageClassName != nil {
+			got = fmt.Sprintf("%q", *pvc.Spec.StorageClassName)
+		}
+		return fmt.Sprintf("%s has spec.storageClassName %s: this provider offers class %q; use it (or leave the class out)", who, got, class)
+	}
+	return ""
+}
