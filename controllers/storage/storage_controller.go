@@ -70,8 +70,9 @@ type VirtualStorageReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile binds a claim of the virtual class whose first pod has a node,
-// and keeps a remote claim's volume showing its twin's state. It is
-// re-entrant: every step looks for what an earlier reconcile made.
+// and keeps a bound claim and its twin together (syncBound: the remote
+// twin's state, resizes). It is re-entrant: every step looks for what an
+// earlier reconcile made.
 func (r *VirtualStorageReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	pvc := &corev1.PersistentVolumeClaim{}
 	if err := r.Get(ctx, req.NamespacedName, pvc); err != nil {
