@@ -19,6 +19,7 @@ package policies
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -292,4 +293,20 @@ func TwinClaimProblem(pvc *corev1.PersistentVolumeClaim, class string, onCreate 
 		return fmt.Sprintf("%s has spec.storageClassName %s: this provider offers class %q; use it (or leave the class out)", who, got, class)
 	}
 	return ""
+}
+
+// TwinLost is the remote phase annotation of a virtual volume whose twin
+// claim is gone.
+const TwinLost = "Lost"
+
+// RemotePollInterval is how often a remote twin that is not bound (or is
+// being resized) is read, by how long its virtual volume has existed: the
+// provider is not watched, and a twin usually binds within seconds, when
+// the offloaded pod is scheduled there; one whose pod never comes is read
+// every 30 s, not every 3 s for ever.
+func RemotePollInterval(age time.Duration) time.Duration {
+	if age < 2*time.Minute {
+		return 3 * time.Second
+	}
+	return 30 * time.Second
 }

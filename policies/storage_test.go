@@ -20,6 +20,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -341,5 +342,15 @@ func TestTwinClaimProblem(t *testing.T) {
 				t.Fatalf("TwinClaimProblem = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestRemotePollInterval(t *testing.T) {
+	for _, tc := range []struct {
+		age, want time.Duration
+	}{{0, 3 * time.Second}, {119 * time.Second, 3 * time.Second}, {2 * time.Minute, 30 * time.Second}, {time.Hour, 30 * time.Second}} {
+		if got := RemotePollInterval(tc.age); got != tc.want {
+			t.Errorf("RemotePollInterval(%s) = %s, want %s", tc.age, got, tc.want)
+		}
 	}
 }

@@ -27,7 +27,6 @@ package storage
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -40,11 +39,6 @@ import (
 	"github.com/spillway-dev/spillway/policies"
 	"github.com/spillway-dev/spillway/reflectors/remote"
 )
-
-// remoteBindingPoll is how often a remote twin claim is looked at until it
-// is Bound: the provider is not watched, its claim binds when the offloaded
-// pod is scheduled there.
-const remoteBindingPoll = 3 * time.Second
 
 // VirtualStorageReconciler provisions claims of the virtual storage class.
 type VirtualStorageReconciler struct {

@@ -288,3 +288,21 @@ func TestAGrownClaimGrowsItsTwinThenItsVolume(t *testing.T) {
 	g.Expect(r.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
 	g.Expect(claim.Status.Capacity.Storage().String()).To(Equal("2Gi"))
 }
+
+func TestALostRemoteTwinIsShownAndNeverMadeAgain(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	claim := virtualClaim("liqo-milan")
+	claim.Spec.VolumeName = "pvc-" + claimUID
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + claimUID, Annotations: map[string]string{
+		policies.ProvisionedByAnnotation: sharingv1alpha1.VirtualStorageProvisioner, sharingv1alpha1.TwinClaimAnnotation: milanID + ":" + ns + "/data-0",
+		sharingv1alpha1.RemotePhaseAnnotation: string(corev1.ClaimBound)}},
+		Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}
+	r, milan := setup("", claim, pv)
+	g.Expect(reconcileClaim(t, r)).To(Equal(ctrl.Result{}), "nothing to poll: a deleted twin does not come back")
+	g.Expect(r.Get(ctx, client.ObjectKeyFromObject(pv), pv)).To(Succeed())
+	g.Expect(pv.Annotations).To(HaveKeyWithValue(sharingv1alpha1.RemotePhaseAnnotation, policies.TwinLost))
+	g.Expect(r.Recorder.(*events.FakeRecorder).Events).To(Receive(ContainSubstring("TwinClaimLost")))
+	_, err := milan.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-0", metav1.GetOptions{})
+	g.Expect(err).To(Satisfy(apierrors.IsNotFound), "an empty twin is never made in its place")
+}

@@ -19,6 +19,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,11 +49,11 @@ func (r *VirtualStorageReconciler) syncBound(ctx context.Context, pvc *corev1.Pe
 		return ctrl.Result{}, nil // not a volume this controller can follow; ReclaimVirtualVolume reports it
 	}
 	twin, err := r.readTwin(ctx, ref)
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{}, r.twinLost(ctx, pvc, pv, ref)
+	}
 	if err != nil {
-		if ref.Remote() {
-			return ctrl.Result{RequeueAfter: remoteBindingPoll}, client.IgnoreNotFound(err)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return ctrl.Result{}, err
 	}
 	if ref.Remote() {
 		before := pv.DeepCopy()
@@ -76,9 +77,27 @@ func (r *VirtualStorageReconciler) syncBound(ctx context.Context, pvc *corev1.Pe
 	waiting := twin.Status.Phase != corev1.ClaimBound || resize.GrowTwin ||
 		twin.Spec.Resources.Requests.Storage().Cmp(*twin.Status.Capacity.Storage()) > 0
 	if ref.Remote() && waiting {
-		return ctrl.Result{RequeueAfter: remoteBindingPoll}, nil
+		return ctrl.Result{RequeueAfter: policies.RemotePollInterval(time.Since(pv.CreationTimestamp.Time))}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// twinLost marks a virtual volume whose twin claim is gone (deleted on the
+// provider, or with its namespace) and says so on the claim, once. The
+// twin is never made again: a new one would be empty, and the pods would
+// run on it as if it held their data.
+func (r *VirtualStorageReconciler) twinLost(ctx context.Context, pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume, ref policies.TwinClaimRef) error {
+	if pv.Annotations[sharingv1alpha1.RemotePhaseAnnotation] == policies.TwinLost {
+		return nil
+	}
+	before := pv.DeepCopy()
+	annotate(pv, map[string]string{sharingv1alpha1.RemotePhaseAnnotation: policies.TwinLost})
+	if err := r.Patch(ctx, pv, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("marking volume %s as lost: %w", pv.Name, err)
+	}
+	r.Recorder.Eventf(pvc, nil, corev1.EventTypeWarning, "TwinClaimLost", "Sync",
+		"the twin claim %s that holds this claim's data is gone; the claim is not bound to any data any more: delete it (and its pods) to start anew", ref)
+	return nil
 }
 
 // readTwin reads the twin claim, here or on its provider.
