@@ -270,19 +270,23 @@ func ResizeFor(virtual, twin *corev1.PersistentVolumeClaim, pv *corev1.Persisten
 // provider's default class ("" when there is neither, and then no claim is
 // admitted: a claim without a class binds any classless volume). The API
 // server's defaulting has run before this check, so a claim that left its
-// class out carries the default one here. onCreate is false for updates,
-// which keep the class the claim was created with.
-func TwinClaimProblem(pvc *corev1.PersistentVolumeClaim, class string, onCreate bool) string {
+// class out carries the default one here. old is the claim before an
+// update, nil on create: the rest of the spec is immutable then, but
+// spec.volumeName may still be set once, which only the provider's
+// volume binding may do.
+func TwinClaimProblem(pvc, old *corev1.PersistentVolumeClaim, class string) string {
 	who := fmt.Sprintf("PersistentVolumeClaim %s/%s", pvc.Namespace, pvc.Name)
-	switch {
-	case pvc.Spec.VolumeName != "":
+	if pvc.Spec.VolumeName != "" && (old == nil || old.Spec.VolumeName != pvc.Spec.VolumeName) {
 		return fmt.Sprintf("%s sets spec.volumeName %q: a consumer's claim may not bind a volume of the provider's; leave it empty and the offered class makes one", who, pvc.Spec.VolumeName)
+	}
+	if old != nil {
+		return ""
+	}
+	switch {
 	case pvc.Spec.Selector != nil:
 		return fmt.Sprintf("%s sets spec.selector: a consumer's claim may not pick volumes of the provider's; remove it", who)
 	case pvc.Spec.DataSource != nil || pvc.Spec.DataSourceRef != nil:
 		return fmt.Sprintf("%s sets spec.dataSource or spec.dataSourceRef: a consumer's claim starts empty on a provider; remove them", who)
-	case !onCreate:
-		return ""
 	case class == "":
 		return fmt.Sprintf("%s: this provider offers no storage class (its ResourceOffer has no spec.storageClassName and it has no default class), so it takes no claims; ask its administrators for one", who)
 	case pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != class:

@@ -312,32 +312,33 @@ func TestTwinClaimProblem(t *testing.T) {
 		}
 		return c
 	}
+	bound := claim(func(s *corev1.PersistentVolumeClaimSpec) { s.VolumeName = "pvc-123" })
 	for _, tc := range []struct {
 		name     string
-		pvc      *corev1.PersistentVolumeClaim
+		pvc, old *corev1.PersistentVolumeClaim
 		class    string
-		onCreate bool
 		want     string
 	}{
-		{name: "the offered class", pvc: claim(nil), class: "milan-ssd", onCreate: true},
-		{name: "another class", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("gold") }), class: "milan-ssd", onCreate: true,
+		{name: "the offered class", pvc: claim(nil), class: "milan-ssd"},
+		{name: "another class", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("gold") }), class: "milan-ssd",
 			want: `has spec.storageClassName "gold": this provider offers class "milan-ssd"`},
-		{name: "no class at all", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = nil }), class: "milan-ssd", onCreate: true,
+		{name: "no class at all", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = nil }), class: "milan-ssd",
 			want: "has spec.storageClassName none"},
-		{name: "a provider offering no class takes no claim", pvc: claim(nil), class: "", onCreate: true, want: "offers no storage class"},
-		{name: "an update keeps the class it was made with", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("old") }), class: "milan-ssd"},
+		{name: "a provider offering no class takes no claim", pvc: claim(nil), class: "", want: "offers no storage class"},
+		{name: "an update keeps the class it was made with", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("old") }),
+			old: claim(nil), class: "milan-ssd"},
 		{name: "binding a provider's volume by name", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.VolumeName = "pvc-of-someone-else" }), class: "milan-ssd",
 			want: `sets spec.volumeName "pvc-of-someone-else"`},
-		{name: "binding a provider's volume by name, on update too", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.VolumeName = "x" }), class: "milan-ssd",
-			want: "sets spec.volumeName"},
-		{name: "picking volumes by label", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.Selector = &metav1.LabelSelector{} }), class: "milan-ssd", onCreate: true,
+		{name: "setting it on a pending claim's update", pvc: bound, old: claim(nil), class: "milan-ssd", want: "sets spec.volumeName"},
+		{name: "growing a claim the provider bound", pvc: bound, old: bound, class: "milan-ssd"},
+		{name: "picking volumes by label", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.Selector = &metav1.LabelSelector{} }), class: "milan-ssd",
 			want: "sets spec.selector"},
 		{name: "a data source", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) {
 			s.DataSourceRef = &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "x"}
-		}), class: "milan-ssd", onCreate: true, want: "sets spec.dataSource or spec.dataSourceRef"},
+		}), class: "milan-ssd", want: "sets spec.dataSource or spec.dataSourceRef"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := TwinClaimProblem(tc.pvc, tc.class, tc.onCreate)
+			got := TwinClaimProblem(tc.pvc, tc.old, tc.class)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Fatalf("TwinClaimProblem = %q, want %q", got, tc.want)
 			}

@@ -18,11 +18,14 @@ package twinobjects
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -79,4 +82,23 @@ func TestAConsumersClaimMayNotBindAProvidersVolume(t *testing.T) {
 	g.Expect(resp.Result.Message).To(ContainSubstring(`PersistentVolumeClaim shop/data-db-0 sets spec.volumeName "pvc-of-another-tenant"`))
 	g.Expect(claimValidator("fast").Handle(context.Background(), request("system:admin", "PersistentVolumeClaim", pvc)).Allowed).To(BeTrue(),
 		"the provider's own users are not judged")
+}
+
+func TestAConsumerMayGrowItsBoundClaim(t *testing.T) {
+	g := NewWithT(t)
+	old := twinClaim("fast")
+	old.Spec.VolumeName = "pvc-123"
+	grown := old.DeepCopy()
+	grown.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("2Gi")}
+	req := request(rome, "PersistentVolumeClaim", grown)
+	req.Operation = admissionv1.Update
+	raw, _ := json.Marshal(old)
+	req.OldObject = runtime.RawExtension{Raw: raw}
+	g.Expect(claimValidator("fast").Handle(context.Background(), req).Allowed).To(BeTrue(), "spec.volumeName was set by the provider's binding")
+
+	pending := old.DeepCopy()
+	pending.Spec.VolumeName = ""
+	raw, _ = json.Marshal(pending)
+	req.OldObject = runtime.RawExtension{Raw: raw}
+	g.Expect(claimValidator("fast").Handle(context.Background(), req).Allowed).To(BeFalse(), "the consumer may not set it itself")
 }

@@ -91,11 +91,18 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 			return admission.Errored(http.StatusBadRequest, err)
 		}
 		pvc.Namespace = req.Namespace
+		var old *corev1.PersistentVolumeClaim
+		if req.Operation == admissionv1.Update {
+			old = &corev1.PersistentVolumeClaim{}
+			if err := v.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+				return admission.Errored(http.StatusBadRequest, err)
+			}
+		}
 		class, err := v.claimClass(ctx, req.UserInfo.Username)
 		if err != nil {
 			return admission.Errored(http.StatusInternalServerError, err)
 		}
-		problem = policies.TwinClaimProblem(pvc, class, req.Operation == admissionv1.Create)
+		problem = policies.TwinClaimProblem(pvc, old, class)
 	}
 	if problem != "" {
 		return admission.Denied(problem)

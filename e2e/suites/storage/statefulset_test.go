@@ -30,6 +30,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,7 +64,7 @@ var _ = Describe("the liqo virtual storage class", Ordered, func() {
 	BeforeAll(func(ctx context.Context) {
 		Expect(milanC.Create(ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: offeredClass},
 			Provisioner: framework.LocalPathProvisioner, VolumeBindingMode: ptr.To(storagev1.VolumeBindingWaitForFirstConsumer),
-			ReclaimPolicy: ptr.To(corev1.PersistentVolumeReclaimDelete)})).To(Succeed())
+			ReclaimPolicy: ptr.To(corev1.PersistentVolumeReclaimDelete), AllowVolumeExpansion: ptr.To(true)})).To(Succeed())
 		offer := &sharingv1alpha1.ResourceOffer{}
 		Expect(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, offer)).To(Succeed())
 		Expect(milanC.Patch(ctx, offer, client.RawPatch(types.MergePatchType,
@@ -142,6 +143,37 @@ var _ = Describe("the liqo virtual storage class", Ordered, func() {
 			scale(ctx, ns, "db", int32(i+1))
 			Expect(scheduledNode(ctx, ns, pod, "")).To(Equal(placed[pod]), "pod %s follows its data, not the preference for %s", pod, other)
 			GinkgoWriter.Printf("data gravity: %s back on %s %s after the scale-up (preferred: %s)\n", pod, placed[pod], time.Since(start).Round(time.Millisecond), other)
+		}
+	})
+
+	It("passes a grown claim to its twin, or says why the twin's class cannot grow", func(ctx context.Context) {
+		Expect(placed).To(HaveLen(2), "the binding spec ran")
+		for pod, node := range placed {
+			pvc := &corev1.PersistentVolumeClaim{}
+			Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "data-" + pod}, pvc)).To(Succeed())
+			Expect(romeC.Patch(ctx, pvc, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`)))).To(Succeed())
+			if node == "liqo-milan" {
+				// milan's offered class allows expansion (local-path itself
+				// never resizes, so the twin's capacity stays as it is).
+				Eventually(func(g Gomega) {
+					twin := &corev1.PersistentVolumeClaim{}
+					g.Expect(milanC.Get(ctx, client.ObjectKey{Namespace: remoteNS, Name: pvc.Name}, twin)).To(Succeed())
+					g.Expect(twin.Spec.Resources.Requests.Storage().String()).To(Equal("2Gi"))
+				}).WithContext(ctx).WithTimeout(30*time.Second).Should(Succeed(), "the remote twin asks for the new size")
+				continue
+			}
+			// rome's local-path class does not allow expansion: the claim says so.
+			Eventually(func(g Gomega) {
+				evs := &eventsv1.EventList{}
+				g.Expect(romeC.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+				var notes []string
+				for _, e := range evs.Items {
+					if e.Regarding.Name == pvc.Name && e.Reason == "ResizeFailed" {
+						notes = append(notes, e.Note)
+					}
+				}
+				g.Expect(notes).To(ContainElement(ContainSubstring("its class must allow volume expansion")))
+			}).WithContext(ctx).WithTimeout(30*time.Second).Should(Succeed(), "a ResizeFailed event on %s", pvc.Name)
 		}
 	})
 
