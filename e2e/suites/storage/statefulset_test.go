@@ -131,12 +131,10 @@ var _ = Describe("the liqo virtual storage class", Ordered, func() {
 		if placed["db-0"] == other {
 			other = "liqo-milan"
 		}
-		sts := &appsv1.StatefulSet{}
-		Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, sts)).To(Succeed())
-		sts.Spec.Template.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
-			Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
-				Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{other}}}}}}}
-		Expect(romeC.Update(ctx, sts)).To(Succeed())
+		prefer := fmt.Sprintf(`{"spec":{"template":{"spec":{"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":`+
+			`[{"weight":100,"preference":{"matchExpressions":[{"key":%q,"operator":"In","values":[%q]}]}}]}}}}}}`, corev1.LabelHostname, other)
+		Expect(romeC.Patch(ctx, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}},
+			client.RawPatch(types.MergePatchType, []byte(prefer)))).To(Succeed())
 		By("one replica at a time: no anti-affinity decides for it")
 		for i, pod := range []string{"db-0", "db-1"} {
 			start := time.Now()
