@@ -13,9 +13,18 @@
 #   the virtual node, timed create → Bound (the virtual claim and its twin on
 #   milan), against N claims made directly on milan. SPILLWAY_BENCH_CLAIMS
 #   sets N (100).
+# The pod benchmark also counts API requests per pod from both API servers'
+# apiserver_request_total (and each manager's rest_client_requests_total), by
+# verb and resource, and profiles rome's manager during the offloaded batch
+# (bench/results/pprof/). See docs/performance.md.
 # Results: bench/results/ (network-throughput.txt, pods.*, reflection.*, storage.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One lab at a time on the machine, and a benchmark needs the machine: take the
+# lock the e2e suites take (COMMON.md), held for the whole run.
+if [ -z "${SPILLWAY_BENCH_LOCKED:-}" ]; then
+	exec env SPILLWAY_BENCH_LOCKED=1 flock "${SPILLWAY_E2E_LOCK:-/tmp/spillway-e2e.lock}" "$0" "$@"
+fi
 hack/deps.sh
 export SPILLWAY_KUBEBIN="$(hack/kubebin.sh)" SPILLWAY_KWOK="$(hack/tools.sh kwok)" SPILLWAY_KWOK_STAGES="$(hack/tools.sh kwok-stages)"
 mkdir -p bench/results

@@ -27,15 +27,20 @@ package peering
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sort"
 	"sync"
+	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/peering/virtualnode"
 	"github.com/spillway-dev/spillway/reflectors/reflection"
@@ -67,10 +72,18 @@ type Options struct {
 	// Network maps provider pod IPs into this cluster (the registry the
 	// network fabric fills); nil leaves them unmapped.
 	Network *network.Registry
-	// Metrics receives the runtime's gauges (controller-runtime's
-	// metrics.Registry in the manager); nil registers nothing.
-	Metrics prometheus.Registerer
+	// Metrics are the runtime's series (NewMetrics, made once per process);
+	// nil gives the Runtime series of its own, registered nowhere.
+	Metrics *Metrics
+	// ForeignClusters, when set, tells the Runtime that a ForeignCluster is
+	// gone from the API (the manager's cache informer): its session stops
+	// then, even if no reconcile did it (a finalizer removed by hand).
+	ForeignClusters crcache.Informers
 }
+
+// sweepInterval is how often sessions are checked against the
+// ForeignClusters that still exist, behind the informer's delete events.
+const sweepInterval = time.Minute
 
 // Runtime keeps the live side of every peering of this consumer. Its methods
 // are safe for concurrent use; Connect, Ensure and Stop may be called for the
@@ -87,28 +100,21 @@ type Runtime struct {
 	// controller needs, once for all of them.
 	informers informers.SharedInformerFactory
 
-	live    prometheus.Gauge
-	stopped prometheus.Counter
+	metrics *Metrics
 }
 
 // New returns a Runtime; add it to the manager (mgr.Add) so it runs.
 func New(opts Options) (*Runtime, error) {
-	r := &Runtime{opts: opts, started: make(chan struct{}), sessions: map[string]*Session{},
-		live: prometheus.NewGauge(prometheus.GaugeOpts{Name: "spillway_peering_sessions",
-			Help: "Peerings whose runtime (virtual node, pod handler, reflection) is running in this manager."}),
-		stopped: prometheus.NewCounter(prometheus.CounterOpts{Name: "spillway_peering_sessions_stopped_total",
-			Help: "Peering sessions stopped (unpeered, deleted, or the manager stopping)."}),
+	r := &Runtime{opts: opts, started: make(chan struct{}), sessions: map[string]*Session{}, metrics: opts.Metrics}
+	if r.metrics == nil {
+		var err error
+		if r.metrics, err = NewMetrics(nil); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Local != nil {
 		r.informers = informers.NewSharedInformerFactoryWithOptions(opts.Local, 0,
 			informers.WithTransform(crcache.TransformStripManagedFields()))
-	}
-	if opts.Metrics != nil {
-		for _, c := range []prometheus.Collector{r.live, r.stopped} {
-			if err := opts.Metrics.Register(c); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return r, nil
 }
@@ -116,11 +122,35 @@ func New(opts Options) (*Runtime, error) {
 // NeedLeaderElection is true: a virtual node heartbeats from one manager only.
 func (r *Runtime) NeedLeaderElection() bool { return true }
 
-// Start runs until ctx ends, then stops every session.
+// Start runs until ctx ends, then stops every session and returns once
+// they have stopped: the manager that lost its lease waits for this before
+// the next one starts sessions for the same nodes.
 func (r *Runtime) Start(ctx context.Context) error {
 	r.ctx = ctx
 	close(r.started)
-	<-ctx.Done()
+	defer r.stopAll()
+	if r.opts.ForeignClusters != nil {
+		stopWatching, err := r.stopOnDelete(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopWatching()
+	}
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := r.Sweep(ctx); err != nil && ctx.Err() == nil {
+				ctrl.Log.WithName("peering").Error(err, "checking peering sessions against ForeignClusters")
+			}
+		}
+	}
+}
+
+func (r *Runtime) stopAll() {
 	r.mu.Lock()
 	names := make([]string, 0, len(r.sessions))
 	for name := range r.sessions {
@@ -130,7 +160,63 @@ func (r *Runtime) Start(ctx context.Context) error {
 	for _, name := range names {
 		r.Stop(name)
 	}
+}
+
+// stopOnDelete stops a session as soon as its ForeignCluster leaves the
+// API. The finalizer normally stops it first; this catches the rest.
+func (r *Runtime) stopOnDelete(ctx context.Context) (func(), error) {
+	inf, err := r.opts.ForeignClusters.GetInformer(ctx, &discoveryv1alpha1.ForeignCluster{})
+	if err != nil {
+		return nil, fmt.Errorf("watching ForeignClusters for the peering runtime: %w", err)
+	}
+	handle, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if fc, ok := obj.(*discoveryv1alpha1.ForeignCluster); ok {
+			r.Stop(fc.Name)
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = inf.RemoveEventHandler(handle) }, nil
+}
+
+// Sweep stops the sessions whose ForeignCluster no longer exists, and
+// returns the error of listing them.
+func (r *Runtime) Sweep(ctx context.Context) error {
+	if r.opts.LocalClient == nil {
+		return nil
+	}
+	fcs := &discoveryv1alpha1.ForeignClusterList{}
+	if err := r.opts.LocalClient.List(ctx, fcs); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	orphans := orphanSessions(r.sessions, fcs.Items)
+	r.mu.Unlock()
+	for _, name := range orphans {
+		ctrl.Log.WithName("peering").Info("stopping the session of a ForeignCluster that no longer exists", "foreignCluster", name)
+		r.Stop(name)
+	}
 	return nil
+}
+
+// orphanSessions are the session names no ForeignCluster carries.
+func orphanSessions(sessions map[string]*Session, fcs []discoveryv1alpha1.ForeignCluster) []string {
+	exists := make(map[string]bool, len(fcs))
+	for i := range fcs {
+		exists[fcs[i].Name] = true
+	}
+	var out []string
+	for name := range sessions {
+		if !exists[name] {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // errNotRunning: the Runtime is asked for work before the manager started it

@@ -24,7 +24,12 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 )
 
 func TestConnectRebuildsTheClientOnlyWhenTheServerChanges(t *testing.T) {
@@ -45,14 +50,64 @@ func TestConnectRebuildsTheClientOnlyWhenTheServerChanges(t *testing.T) {
 func TestSessionsAreCountedInTheManagersRegistry(t *testing.T) {
 	g := NewWithT(t)
 	reg := prometheus.NewRegistry()
-	rt, err := New(Options{Metrics: reg})
+	m, err := NewMetrics(reg)
 	g.Expect(err).NotTo(HaveOccurred())
-	n, err := testutil.GatherAndCount(reg, "spillway_peering_sessions", "spillway_peering_sessions_stopped_total")
+	n, err := testutil.GatherAndCount(reg, "spillway_peering_sessions", "spillway_peering_sessions_stopped_total", "spillway_peering_workers")
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(n).To(Equal(2))
-	_, err = New(Options{Metrics: reg})
-	g.Expect(err).To(HaveOccurred(), "two runtimes in one registry would double-count")
-	g.Expect(testutil.ToFloat64(rt.live)).To(BeZero())
+	g.Expect(n).To(Equal(2+4), "the workers gauge shows every kind, at 0, from the start")
+	_, err = NewMetrics(reg)
+	g.Expect(err).To(HaveOccurred(), "two sets of series in one registry would double-count")
+	// Runtimes come and go (one per lease held); the series are the process's.
+	for range 2 {
+		rt, err := New(Options{Metrics: m})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(rt.metrics).To(BeIdenticalTo(m))
+	}
+	g.Expect(testutil.ToFloat64(m.sessions)).To(BeZero())
+}
+
+func TestWorkersAreCountedUntilTheyReturn(t *testing.T) {
+	g := NewWithT(t)
+	m, _ := NewMetrics(nil)
+	release := make(chan struct{})
+	for range 3 {
+		m.Go(WorkerRetryPending, func() { <-release })
+	}
+	m.Go(WorkerNodeProbe, func() { <-release })
+	g.Expect(testutil.ToFloat64(m.workers.WithLabelValues(WorkerRetryPending))).To(Equal(3.0))
+	g.Expect(testutil.ToFloat64(m.workers.WithLabelValues(WorkerNodeProbe))).To(Equal(1.0))
+	close(release)
+	g.Eventually(func() float64 {
+		return testutil.ToFloat64(m.workers.WithLabelValues(WorkerRetryPending)) + testutil.ToFloat64(m.workers.WithLabelValues(WorkerNodeProbe))
+	}).Should(BeZero())
+}
+
+func TestOrphanSessionsAreThoseWithoutAForeignCluster(t *testing.T) {
+	sessions := map[string]*Session{"milan": {}, "paris": {}, "gone": {}, "also-gone": {}}
+	fcs := []discoveryv1alpha1.ForeignCluster{{ObjectMeta: metav1.ObjectMeta{Name: "milan"}}, {ObjectMeta: metav1.ObjectMeta{Name: "paris"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "london"}}}
+	NewWithT(t).Expect(orphanSessions(sessions, fcs)).To(Equal([]string{"also-gone", "gone"}))
+	NewWithT(t).Expect(orphanSessions(sessions, nil)).To(HaveLen(4))
+}
+
+// TestSweepStopsTheSessionOfADeletedForeignCluster: a session whose
+// ForeignCluster is gone (its finalizer removed by hand) is stopped and
+// forgotten; the others stay.
+func TestSweepStopsTheSessionOfADeletedForeignCluster(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	g.Expect(discoveryv1alpha1.AddToScheme(s)).To(Succeed())
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(&discoveryv1alpha1.ForeignCluster{ObjectMeta: metav1.ObjectMeta{Name: "milan"}}).Build()
+	rt, _ := New(Options{LocalClient: c})
+	for _, name := range []string{"milan", "paris"} {
+		_, err := rt.Connect(name, &rest.Config{Host: "https://" + name + ":6443"}, "fp")
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	g.Expect(rt.Sweep(context.Background())).To(Succeed())
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	g.Expect(rt.sessions).To(HaveKey("milan"))
+	g.Expect(rt.sessions).NotTo(HaveKey("paris"))
 }
 
 // TestEnsureRunsOnlyWhileTheRuntimeRuns: sessions derive from the Runnable's

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
@@ -82,7 +83,13 @@ type Session struct {
 	twins      *podreflector.TwinWatcher
 	cancel     context.CancelFunc
 	reflection *reflection.Set
+	// workers are the pod side's loops, waited for when the session stops.
+	workers sync.WaitGroup
 }
+
+// workerStopGrace bounds how long stopping a session waits for its loops,
+// which return at their next check of the context.
+const workerStopGrace = 10 * time.Second
 
 // connect applies credentials to the session: nothing when unchanged, a token
 // swap when only the token changed, new clients (and restarted workers)
@@ -138,13 +145,14 @@ func (s *Session) ensure(ctx, runCtx context.Context, p Peer) (virtualnode.Healt
 		s.cancel = cancel
 		nodeOpts := o.NodeOptions
 		nodeOpts.Shared, nodeOpts.SharedStop = s.rt.informers, runCtx.Done()
+		nodeOpts.Go = s.rt.metrics.Go
 		runner, err := virtualnode.Start(ctx, workCtx, o.Local, p.Node, probe, handler, nodeOpts)
 		if err != nil {
 			s.stopPods()
 			return virtualnode.Health{}, err
 		}
 		s.runner, s.clusterID = runner, p.ClusterID
-		s.rt.live.Inc()
+		s.rt.metrics.sessions.Inc()
 	} else if err := s.runner.Update(ctx, p.Node, probe); err != nil {
 		return virtualnode.Health{}, err
 	}
@@ -169,8 +177,8 @@ func (s *Session) startPods(ctx context.Context, p Peer) (*podreflector.Handler,
 		RemoteConfig: s.config, ClusterName: p.ClusterName, APIServerURL: o.APIServerURL, LocalPods: o.LocalClient, Network: o.Network,
 		Namespaces: podreflector.OffloadingMapper(o.LocalClient, p.ClusterName, p.ClusterID),
 	}
-	go h.RetryPending(ctx, pendingRetry)
-	go h.CollectOrphans(ctx, o.LocalClient, o.Local.CoreV1(), orphanSweep)
+	s.goWorker(WorkerRetryPending, func() { h.RetryPending(ctx, pendingRetry) })
+	s.goWorker(WorkerOrphanSweep, func() { h.CollectOrphans(ctx, o.LocalClient, o.Local.CoreV1(), orphanSweep) })
 	if o.Reflection != nil {
 		// The rest of each offloaded namespace follows its pods.
 		set, err := o.Reflection.Start(ctx, reflection.Peer{LocalClusterID: o.LocalClusterID, RemoteClusterID: p.ClusterID,
@@ -184,11 +192,24 @@ func (s *Session) startPods(ctx context.Context, p Peer) (*podreflector.Handler,
 	return h, nil
 }
 
+// goWorker runs one of the pod side's loops, counted and waited for.
+func (s *Session) goWorker(kind string, f func()) {
+	s.workers.Add(1)
+	s.rt.metrics.Go(kind, func() {
+		defer s.workers.Done()
+		f()
+	})
+}
+
 // stopPods ends the pod side: the retry loop and the provider watches.
 func (s *Session) stopPods() {
 	if s.cancel != nil {
 		s.cancel()
 		s.cancel = nil
+	}
+	if !waitGroupWithin(&s.workers, workerStopGrace) {
+		ctrl.Log.WithName("peering").Info("a worker of the session is still running after its context ended; it is counted in spillway_peering_workers",
+			"foreignCluster", s.name, "grace", workerStopGrace)
 	}
 	if s.twins != nil {
 		s.twins.Stop()
@@ -212,10 +233,27 @@ func (s *Session) stopLocked() {
 	if s.runner != nil {
 		s.runner.Stop()
 		s.runner = nil
-		s.rt.live.Dec()
-		s.rt.stopped.Inc()
+		s.rt.metrics.sessions.Dec()
+		s.rt.metrics.stopped.Inc()
 	}
 	s.stopPods()
+}
+
+// waitGroupWithin waits for wg, at most d; it reports whether wg finished.
+func waitGroupWithin(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // readyzProbe checks the provider's API server with the peering's identity.

@@ -25,10 +25,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/network/fabric"
+	"github.com/spillway-dev/spillway/network/gateway"
 )
 
 // fabricFlags configure the network fabric: one spillway-gateway per
@@ -155,4 +157,18 @@ func defaultGatewayBinary() string {
 		}
 	}
 	return "spillway-gateway"
+}
+
+// fabricSlot holds the current generation's fabric for the gateway metrics,
+// which are registered once per process.
+type fabricSlot struct{ fab atomic.Pointer[fabric.Fabric] }
+
+func (s *fabricSlot) set(f *fabric.Fabric) { s.fab.Store(f) }
+
+// statuses are the current fabric's gateways, none without a fabric.
+func (s *fabricSlot) statuses() []gateway.Status {
+	if f := s.fab.Load(); f != nil {
+		return f.Statuses()
+	}
+	return nil
 }

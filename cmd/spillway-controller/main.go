@@ -35,13 +35,16 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -157,61 +160,152 @@ func main() {
 	}
 }
 
+// run serves the process-wide endpoints (probes, metrics, the virtual
+// kubelet API) and supervises generations of the manager under them; see
+// lifecycle.go for why a lost lease rebuilds the manager instead of exiting.
 func run(ctx context.Context, o options) (err error) {
 	cfg := ctrl.GetConfigOrDie()
 	o.webhook.Namespace = o.namespace
 	if o.webhook.ProviderRanges, err = providerRanges(o.fabric); err != nil {
 		return err
 	}
-	var webhookServer webhook.Server
-	if o.webhook.Port > 0 {
-		webhookServer = o.webhook.Server()
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		// Nothing reads managed fields from the cache; without them a cached
-		// pod is markedly smaller, and the manager caches every pod.
-		Cache:                   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		WebhookServer:           webhookServer,
-		Scheme:                  newScheme(),
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:  o.probeAddr,
-		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        "spillway-controller.liqo.io",
-		LeaderElectionNamespace: o.namespace,
-	})
-	if err != nil {
-		return err
-	}
 	local, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	peers := &remote.Registry{}
-	kubeletAPI, err := newKubeletAPI(cfg, local, o)
+	p := process{cfg: cfg, o: o, local: local, fabric: &fabricSlot{}}
+	if p.lifecycle, err = newLifecycle(ctrlmetrics.Registry); err != nil {
+		return err
+	}
+	if p.peeringMetrics, err = peering.NewMetrics(ctrlmetrics.Registry); err != nil {
+		return err
+	}
+	if err := ctrlmetrics.Registry.Register(gateway.NewFleetCollector(p.fabric.statuses)); err != nil {
+		return err
+	}
+	if p.kubeletAPI, err = newKubeletAPI(cfg, local, o); err != nil {
+		return err
+	}
+	if o.leaderElect {
+		if p.lock, err = newLeaderLock(cfg, o.namespace); err != nil {
+			return err
+		}
+	}
+	serveCtx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	failed := make(chan error, 4)
+	probeErr, err := serveProbes(serveCtx, o.probeAddr, p.lifecycle)
 	if err != nil {
 		return err
 	}
-	if err := mgr.Add(kubeletAPI); err != nil {
+	go func() { failed <- <-probeErr }()
+	if err := serveMetrics(serveCtx, cfg, o.metricsAddr, failed); err != nil {
 		return err
 	}
+	// One kubelet API for every generation: its port stays open while the
+	// manager rebuilds, answering NotFound for nodes no generation runs.
+	go func() {
+		if err := p.kubeletAPI.Start(serveCtx); err != nil {
+			failed <- err
+		}
+	}()
+	ping := func(ctx context.Context) error {
+		return local.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+	}
+	supervised := make(chan error, 1)
+	go func() { supervised <- supervise(serveCtx, p.lifecycle, ping, p.generation) }()
+	select {
+	case err := <-supervised:
+		return err
+	case err := <-failed:
+		stopServing()
+		<-supervised
+		return err
+	}
+}
+
+// process is what outlives each generation of the manager.
+type process struct {
+	cfg            *rest.Config
+	o              options
+	local          kubernetes.Interface
+	lifecycle      *lifecycle
+	peeringMetrics *peering.Metrics
+	kubeletAPI     *virtualnode.APIServer
+	fabric         *fabricSlot
+	// lock is the leader lease with this process's identity, the same in
+	// every generation: a generation after an outage finds the lease still
+	// naming this process and takes it back at once, instead of waiting a
+	// lease duration as a stranger would.
+	lock resourcelock.Interface
+}
+
+// generation builds one manager, its peering runtime and controllers, with
+// fresh caches. ctx ends with the generation.
+func (p process) generation(ctx context.Context) (*generation, error) {
+	cfg, o := p.cfg, p.o
+	stop := &stopWaiter{}
+	var webhookServer webhook.Server
+	if o.webhook.Port > 0 {
+		webhookServer = trackedWebhookServer{Server: o.webhook.Server(), w: stop}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		// Nothing reads managed fields from the cache; without them a cached
+		// pod is markedly smaller, and the manager caches every pod.
+		Cache:         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		WebhookServer: webhookServer,
+		Scheme:        newScheme(),
+		// Served by the process (run), across generations.
+		Metrics:                             metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:              "0",
+		LeaderElection:                      o.leaderElect,
+		LeaderElectionID:                    leaderElectionID,
+		LeaderElectionNamespace:             o.namespace,
+		LeaderElectionResourceLockInterface: p.lock,
+		// Each generation registers the same controllers again.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	peers := &remote.Registry{}
 	// One registry of pod CIDR remaps: the fabric fills it, pod status and
 	// the reflectors read it.
 	remaps := network.NewRegistry()
-	fab, err := newFabric(cfg, mgr, o, remaps)
+	fab, err := newFabric(cfg, mgr, o, remaps, stop)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rt, err := peering.New(peering.Options{Local: local, LocalClient: mgr.GetClient(), LocalClusterID: o.clusterID, Peers: peers,
+	p.fabric.set(fab)
+	rt, err := peering.New(peering.Options{Local: p.local, LocalClient: mgr.GetClient(), LocalClusterID: o.clusterID, Peers: peers,
 		Reflection: o.reflection.config(mgr, remaps), APIServerURL: o.reflection.apiServerFor(o.apiServerURL),
 		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
-			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: kubeletAPI},
-		Network: remaps, Metrics: ctrlmetrics.Registry})
+			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: p.kubeletAPI},
+		Network: remaps, Metrics: p.peeringMetrics, ForeignClusters: mgr.GetCache()})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := mgr.Add(rt); err != nil {
-		return err
+	// The next generation runs the same virtual nodes: it waits for this
+	// runtime to have stopped every session.
+	if err := mgr.Add(stop.track(rt)); err != nil {
+		return nil, err
 	}
+	if err := setupControllers(ctx, mgr, o, fab, rt, peers); err != nil {
+		return nil, err
+	}
+	if o.webhook.Port > 0 {
+		direct, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
+		if err != nil {
+			return nil, err
+		}
+		if err := webhooks.Register(ctx, mgr, direct, o.webhook); err != nil {
+			return nil, err
+		}
+	}
+	return &generation{mgr: mgr, stop: stop}, nil
+}
+
+func setupControllers(ctx context.Context, mgr ctrl.Manager, o options, fab *fabric.Fabric, rt *peering.Runtime, peers *remote.Registry) error {
 	fcr := &foreigncluster.ForeignClusterReconciler{Fabric: fab, Client: mgr.GetClient(), LocalClusterID: o.clusterID, Runtime: rt}
 	if err := fcr.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the ForeignCluster controller: %w", err)
@@ -236,31 +330,54 @@ func run(ctx context.Context, o options) (err error) {
 	if err := (&shadowpod.ShadowPodReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ShadowPod controller: %w", err)
 	}
-	if err := o.storage.setup(mgr, peers, o.clusterID); err != nil {
+	return o.storage.setup(mgr, peers, o.clusterID)
+}
+
+// leaderElectionID is the name of the manager's lease in its namespace.
+const leaderElectionID = "spillway-controller.liqo.io"
+
+// newLeaderLock is the lease lock with this process's identity (host name and
+// a UUID, as controller-runtime makes it), kept for the process's life.
+func newLeaderLock(cfg *rest.Config, namespace string) (resourcelock.Interface, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return nil, err
+	}
+	lcfg := rest.AddUserAgent(rest.CopyConfig(cfg), "leader-election")
+	// Below the renew deadline (controller-runtime's 10 s), so one hung
+	// request cannot cost the lease, as controller-runtime sets it.
+	lcfg.Timeout = 5 * time.Second
+	cs, err := kubernetes.NewForConfig(lcfg)
+	if err != nil {
+		return nil, err
+	}
+	return resourcelock.New(resourcelock.LeasesResourceLock, namespace, leaderElectionID, cs.CoreV1(), cs.CoordinationV1(),
+		resourcelock.ResourceLockConfig{Identity: host + "_" + string(uuid.NewUUID())})
+}
+
+// serveMetrics serves controller-runtime's registry on addr until ctx ends
+// ("0": not at all); a failure to serve is sent on failed.
+func serveMetrics(ctx context.Context, cfg *rest.Config, addr string, failed chan<- error) error {
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
 		return err
 	}
-	if o.webhook.Port > 0 {
-		direct, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
-		if err != nil {
-			return err
+	srv, err := metricsserver.NewServer(metricsserver.Options{BindAddress: addr}, cfg, httpClient)
+	if err != nil || srv == nil {
+		return err
+	}
+	go func() {
+		if err := srv.Start(ctx); err != nil {
+			failed <- fmt.Errorf("metrics on %s (--metrics-bind-address): %w", addr, err)
 		}
-		if err := webhooks.Register(ctx, mgr, direct, o.webhook); err != nil {
-			return err
-		}
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
+	}()
+	return nil
 }
 
 // newFabric starts the network fabric when --gateway-address is set: its
 // gateways run while this manager leads, and their metrics join the
-// manager's. It returns nil (no fabric) otherwise.
-func newFabric(cfg *rest.Config, mgr ctrl.Manager, o options, remaps *network.Registry) (*fabric.Fabric, error) {
+// manager's (fabricSlot). It returns nil (no fabric) otherwise.
+func newFabric(cfg *rest.Config, mgr ctrl.Manager, o options, remaps *network.Registry, stop *stopWaiter) (*fabric.Fabric, error) {
 	fc, enabled, err := o.fabric.config(o.clusterID, o.namespace, slog.Default())
 	if err != nil || !enabled {
 		return nil, err
@@ -278,10 +395,11 @@ func newFabric(cfg *rest.Config, mgr ctrl.Manager, o options, remaps *network.Re
 	if err != nil {
 		return nil, err
 	}
-	if err := mgr.Add(fab); err != nil {
+	// The next generation's gateways take the same ports and names.
+	if err := mgr.Add(stop.track(fab)); err != nil {
 		return nil, err
 	}
-	return fab, ctrlmetrics.Registry.Register(gateway.NewFleetCollector(fab.Statuses))
+	return fab, nil
 }
 
 // newKubeletAPI is the kubelet API of this manager's virtual nodes. Callers

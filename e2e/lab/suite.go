@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // StartForSuite starts the lab an e2e suite runs on, in <repo>/.lab-e2e/<suite>
@@ -35,7 +36,11 @@ func StartForSuite(ctx context.Context, suite string, portBase int, specs []Clus
 	if err := DownDir(dir); err != nil {
 		return nil, fmt.Errorf("clearing the previous %s lab: %w", suite, err)
 	}
-	opts := Options{Dir: dir, PortBase: portBase, OverlappingCIDRs: overlapping, Out: os.Stderr}
+	offset, err := portOffset()
+	if err != nil {
+		return nil, err
+	}
+	opts := Options{Dir: dir, PortBase: portBase + offset, OverlappingCIDRs: overlapping, Out: os.Stderr}
 	l, err := Up(ctx, opts, specs)
 	if err != nil {
 		return nil, err
@@ -44,6 +49,23 @@ func StartForSuite(ctx context.Context, suite string, portBase int, specs []Clus
 	// lock, and a parallel `spillway-lab status --dir` should not block.
 	l.Close()
 	return l, nil
+}
+
+// EnvPortOffset names the variable that shifts every suite's port block, so
+// two checkouts can run the same suite at once on one machine without their
+// labs' loopback ports meeting (e.g. 3000 moves the faults suite to 21900).
+const EnvPortOffset = "SPILLWAY_E2E_PORT_OFFSET"
+
+func portOffset() (int, error) {
+	v := os.Getenv(EnvPortOffset)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 20000 {
+		return 0, fmt.Errorf("%s=%q: want a whole number of ports between 0 and 20000", EnvPortOffset, v)
+	}
+	return n, nil
 }
 
 // MustSpecs parses cluster specs and panics on error; for suites' literals.

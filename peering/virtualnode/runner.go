@@ -52,7 +52,16 @@ type Options struct {
 	// its informers run until SharedStop closes, not with one node.
 	Shared     informers.SharedInformerFactory
 	SharedStop <-chan struct{}
+	// Go starts the runner's long-lived goroutines under a kind (the
+	// peering runtime counts them); nil starts them uncounted.
+	Go func(kind string, f func())
 }
+
+// Kinds of the runner's goroutines, as Options.Go receives them.
+const (
+	WorkerNodeController = "node-controller"
+	WorkerNodeProbe      = "node-probe"
+)
 
 // DefaultOptions match the kubelet's defaults closely enough that the node
 // lifecycle controller treats a virtual node like any other.
@@ -98,13 +107,17 @@ func Start(ctx, runCtx context.Context, local kubernetes.Interface, spec Spec, p
 	// the peering runtime (runCtx).
 	runCtx, cancel := context.WithCancel(runCtx)
 	r.cancel = cancel
-	go func() {
+	spawn := opts.Go
+	if spawn == nil {
+		spawn = func(_ string, f func()) { go f() }
+	}
+	spawn(WorkerNodeController, func() {
 		defer close(r.done)
 		if err := nc.Run(runCtx); err != nil && runCtx.Err() == nil {
 			ctrl.Log.WithName("virtualnode").Error(err, "node controller stopped", "node", spec.Name)
 		}
-	}()
-	go r.probeLoop(runCtx)
+	})
+	spawn(WorkerNodeProbe, func() { r.probeLoop(runCtx) })
 	select {
 	case <-nc.Ready():
 		if pods == nil {

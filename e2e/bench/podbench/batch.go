@@ -19,6 +19,7 @@ package podbench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -61,14 +62,25 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	r := Result{Pods: n}
 	var err error
 	fmt.Fprintf(b.log, "bench: %d pods, vanilla\n", n)
-	if r.Vanilla, r.VanillaCPU, err = b.measure(ctx, b.path(Vanilla), n, nil); err != nil {
+	if r.Vanilla, r.VanillaCPU, r.VanillaTraffic, err = b.measure(ctx, b.path(Vanilla), n, nil); err != nil {
 		return r, err
 	}
 	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet)\n", n)
-	if err := framework.StartManager(ctx, b.Rome, b.romeID); err != nil {
+	pprofAddr, err := b.pprofAddress()
+	if err != nil {
 		return r, err
 	}
-	r.Offloaded, r.OffloadedCPU, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
+	if err := framework.StartManager(ctx, b.Rome, b.romeID, "--pprof-bind-address="+pprofAddr); err != nil {
+		return r, err
+	}
+	var profile *profiler
+	r.Offloaded, r.OffloadedCPU, r.OffloadedTraffic, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
+		if before {
+			// The CPU profile covers the creation, where the queueing is.
+			profile = startCPUProfile(ctx, pprofAddr, b.creationTime(n)+5*time.Second)
+		} else if err := profile.finish(ctx, filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("rome-manager-%d", n), b.log); err != nil {
+			return err
+		}
 		pid, err := b.Rome.PID(framework.ManagerProcess)
 		if err != nil {
 			return err
@@ -87,37 +99,50 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 // measure warms the path up, runs n pods through it and deletes them. It
 // returns what the creator saw and the CPU every lab process used meanwhile.
 // probe, if set, is called just before the measured pods and once they run.
-func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bool) error) (Sample, CPU, error) {
+func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bool) error) (Sample, CPU, Traffic, error) {
 	if err := b.warmUp(ctx, p, n); err != nil {
-		return Sample{}, nil, err
+		return Sample{}, nil, Traffic{}, err
 	}
 	if probe != nil {
 		if err := probe(true); err != nil {
-			return Sample{}, nil, err
+			return Sample{}, nil, Traffic{}, err
 		}
+	}
+	trafficBefore, err := readTraffic(ctx, b.Rome, b.Milan)
+	if err != nil {
+		return Sample{}, nil, Traffic{}, err
 	}
 	cpuBefore, err := readCPU(b.Rome, b.Milan)
 	if err != nil {
-		return Sample{}, nil, err
+		return Sample{}, nil, Traffic{}, err
 	}
 	run := fmt.Sprintf("%s-%d", p.mode, n)
-	creation := time.Duration(float64(n) / b.Config.CreatorQPS * float64(time.Second))
-	c := b.creator(p.cs, creation+10*time.Minute)
+	c := b.creator(p.cs, b.creationTime(n)+10*time.Minute)
 	s, err := c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, n))
 	if err != nil {
-		return s, nil, err
+		return s, nil, Traffic{}, err
 	}
 	cpuAfter, err := readCPU(b.Rome, b.Milan)
 	if err != nil {
-		return s, nil, err
+		return s, nil, Traffic{}, err
 	}
 	if probe != nil {
 		if err := probe(false); err != nil {
-			return s, nil, err
+			return s, nil, Traffic{}, err
 		}
 	}
 	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(s.Latencies), s.Unfinished, s.Wall.Round(time.Millisecond))
-	return s, cpuAfter.Since(cpuBefore), b.cleanup(ctx, p, run, n)
+	if err := b.cleanup(ctx, p, run, n); err != nil {
+		return s, nil, Traffic{}, err
+	}
+	// Requests are counted to the end of the deletion: a pod's cost is its whole life.
+	trafficAfter, err := readTraffic(ctx, b.Rome, b.Milan)
+	return s, cpuAfter.Since(cpuBefore), trafficAfter.since(trafficBefore), err
+}
+
+// creationTime is how long the creator takes to send n creates.
+func (b *Bench) creationTime(n int) time.Duration {
+	return time.Duration(float64(n) / b.Config.CreatorQPS * float64(time.Second))
 }
 
 func (b *Bench) warmUp(ctx context.Context, p path, n int) error {

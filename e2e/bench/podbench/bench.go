@@ -55,7 +55,9 @@ type Bench struct {
 	romeCS, milanCS kubernetes.Interface
 	// twin is the offloaded namespace's name on milan.
 	twin string
-	log  io.Writer
+	// resultsDir receives the manager's profiles.
+	resultsDir string
+	log        io.Writer
 }
 
 // Setup starts the lab in <root>/.lab-e2e/bench-pods with the same client QPS
@@ -79,7 +81,7 @@ func Setup(ctx context.Context, root string, cfg Config, log io.Writer) (*Bench,
 		return nil, err
 	}
 	l.Close()
-	b := &Bench{Config: cfg, Lab: l, log: log}
+	b := &Bench{Config: cfg, Lab: l, log: log, resultsDir: filepath.Join(root, "bench", "results")}
 	if err := b.connect(root); err != nil {
 		return b, err
 	}

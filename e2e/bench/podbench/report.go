@@ -38,6 +38,9 @@ type Result struct {
 	// VanillaCPU and OffloadedCPU are what each lab process used from the
 	// first create to the last pod Running.
 	VanillaCPU, OffloadedCPU CPU
+	// VanillaTraffic and OffloadedTraffic are the API requests counted from
+	// the first create until the last pod was gone.
+	VanillaTraffic, OffloadedTraffic Traffic
 }
 
 // Report is everything a run measured, as written to JSON.
@@ -61,6 +64,12 @@ type ReportedRun struct {
 	Ratios map[string]*float64 `json:"ratios"`
 	// CPUSeconds is what each lab process used during the batch, by path.
 	CPUSeconds map[Mode]map[string]float64 `json:"cpuSeconds"`
+	// WritesPerPod are the writes per pod, leases left out: vanilla in milan,
+	// offloaded in milan (provider) and rome (consumer).
+	WritesPerPod TrafficSummary `json:"writesPerPod"`
+	// Requests are the API server requests per pod, by path, cluster and
+	// "VERB resource".
+	Requests map[Mode]map[string]map[string]float64 `json:"requestsPerPod"`
 	// VirtualKubelet is the consumer's manager, in MiB.
 	VirtualKubelet struct {
 		BeforeMiB  float64 `json:"rssBeforeMiB"`
@@ -117,9 +126,22 @@ func Reported(r Result) ReportedRun {
 		"p50": ratio(o.P50, v.P50), "p90": ratio(o.P90, v.P90), "p99": ratio(o.P99, v.P99), "max": ratio(o.Max, v.Max), "wall": ratio(o.Wall, v.Wall),
 	}}
 	out.CPUSeconds = map[Mode]map[string]float64{Vanilla: cpuSeconds(r.VanillaCPU), Offloaded: cpuSeconds(r.OffloadedCPU)}
+	out.WritesPerPod = SummarizeTraffic(r)
+	out.Requests = map[Mode]map[string]map[string]float64{Vanilla: perPod(r.VanillaTraffic, r.Pods), Offloaded: perPod(r.OffloadedTraffic, r.Pods)}
 	out.VirtualKubelet.BeforeMiB = float64(r.KubeletBefore.Current) / mib
 	out.VirtualKubelet.PeakMiB = float64(r.KubeletAfter.Peak) / mib
 	out.VirtualKubelet.CurrentMiB = float64(r.KubeletAfter.Current) / mib
+	return out
+}
+
+func perPod(t Traffic, n int) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	for cluster, reqs := range t.APIServer {
+		out[cluster] = map[string]float64{}
+		for k, v := range reqs {
+			out[cluster][k.Verb+" "+k.Resource] = v / float64(n)
+		}
+	}
 	return out
 }
 

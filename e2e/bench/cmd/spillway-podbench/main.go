@@ -16,8 +16,11 @@ limitations under the License.
 
 // Command spillway-podbench offloads N pods through one virtual node (rome →
 // milan) and creates the same N pods directly in milan, in one run on one lab,
-// and reports create → Running percentiles, wall time, the ratios and the
-// virtual kubelet's peak RSS. Run by `make bench`, never in CI:
+// and reports create → Running percentiles, wall time, the ratios, the
+// virtual kubelet's peak RSS, the CPU of every lab process, and the API
+// requests per pod on both API servers by verb and resource, judged against
+// issue 17's write targets; it keeps CPU and heap profiles of rome's manager in
+// bench/results/pprof/. Run by `make bench`, never in CI:
 //
 //	go run ./e2e/bench/cmd/spillway-podbench
 //
@@ -100,6 +103,12 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 	table.WriteString("\n")
 	if err := podbench.WriteCPUTable(&table, results); err != nil {
 		return err
+	}
+	for _, r := range results {
+		table.WriteString("\n")
+		if err := podbench.WriteTrafficTable(&table, r); err != nil {
+			return err
+		}
 	}
 	fmt.Print("\n" + table.String() + "\n")
 	data, err := json.MarshalIndent(report, "", "  ")

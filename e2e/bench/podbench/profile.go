@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podbench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// pprofPortIndex is the consumer manager's pprof port among its cluster's
+// extra ports (framework.StartManager uses 0, 1, 5 and 9).
+const pprofPortIndex = 8
+
+func (b *Bench) pprofAddress() (string, error) {
+	port, err := b.Rome.ExtraPort(pprofPortIndex)
+	if err != nil {
+		return "", err
+	}
+	return "127.0.0.1:" + strconv.Itoa(port), nil
+}
+
+// profiler is a CPU profile being taken from a manager's pprof endpoint.
+type profiler struct {
+	addr string
+	done chan struct{}
+	data []byte
+	err  error
+}
+
+// startCPUProfile asks addr for a CPU profile of the next d.
+func startCPUProfile(ctx context.Context, addr string, d time.Duration) *profiler {
+	p := &profiler{addr: addr, done: make(chan struct{})}
+	seconds := max(int(d.Round(time.Second)/time.Second), 1)
+	go func() {
+		defer close(p.done)
+		p.data, p.err = get(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds))
+	}()
+	return p
+}
+
+// finish waits for the CPU profile, takes a heap profile, and writes both as
+// <dir>/<name>-{cpu,heap}.pprof for `go tool pprof`.
+func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) error {
+	if p == nil {
+		return nil
+	}
+	heap, err := get(ctx, "http://"+p.addr+"/debug/pprof/heap")
+	if err != nil {
+		return fmt.Errorf("heap profile of rome's manager: %w", err)
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if p.err != nil {
+		return fmt.Errorf("CPU profile of rome's manager: %w", p.err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for kind, data := range map[string][]byte{"cpu": p.data, "heap": heap} {
+		path := filepath.Join(dir, name+"-"+kind+".pprof")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "bench: wrote %s (go tool pprof -top bin/e2e/spillway-controller %s)\n", path, path)
+	}
+	return nil
+}
+
+func get(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, data)
+	}
+	return data, err
+}

@@ -1,0 +1,329 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podbench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+// RequestKey is one kind of API request: the verb as the API server counts
+// it (POST, PUT, PATCH, DELETE, GET, LIST, WATCH...) and the resource, "pods/status" for a
+// subresource and "shadowpods.virtualkubelet.liqo.io" outside the core group.
+type RequestKey struct {
+	Verb, Resource string
+}
+
+// Requests counts requests by kind.
+type Requests map[RequestKey]float64
+
+// writeVerbs are the values of apiserver_request_total's verb label that
+// change state: the HTTP method, with APPLY for a server-side apply patch and
+// DELETECOLLECTION for a delete of a list. Reads (GET, LIST, WATCH) are served
+// from the watch cache and cost far less.
+var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
+
+// IsWrite reports whether the API server verb changes state.
+func IsWrite(verb string) bool { return writeVerbs[verb] }
+
+// Since returns what was counted between before and r; a counter that went
+// down (the process restarted) counts from zero.
+func (r Requests) Since(before Requests) Requests {
+	out := Requests{}
+	for k, v := range r {
+		if b, ok := before[k]; ok && b <= v {
+			v -= b
+		}
+		if v > 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Writes sums the writes, leaving out the resources in skip.
+func (r Requests) Writes(skip ...string) float64 {
+	var n float64
+	for k, v := range r {
+		if IsWrite(k.Verb) && !slices.Contains(skip, k.Resource) {
+			n += v
+		}
+	}
+	return n
+}
+
+// TimeDriven are the resources written on a clock whatever the pods do (node
+// and leader leases); the per-pod targets leave them out, the tables show them.
+var TimeDriven = []string{"leases.coordination.k8s.io"}
+
+// ParseAPIServerRequests reads apiserver_request_total from an API server's
+// /metrics, summing over response codes, scopes and versions.
+func ParseAPIServerRequests(r io.Reader) (Requests, error) {
+	out := Requests{}
+	err := eachCounter(r, "apiserver_request_total", func(l map[string]string, v float64) {
+		res := l["resource"]
+		if res == "" {
+			return // non-resource URLs: /healthz, /metrics...
+		}
+		if g := l["group"]; g != "" {
+			res += "." + g
+		}
+		if s := l["subresource"]; s != "" {
+			res += "/" + s
+		}
+		out[RequestKey{Verb: l["verb"], Resource: res}] += v
+	})
+	return out, err
+}
+
+// ClientKey is one kind of request a client-go client sent: to which
+// cluster, with which HTTP method.
+type ClientKey struct {
+	Cluster, Method string
+}
+
+// ClientRequests counts a process's outgoing API requests.
+type ClientRequests map[ClientKey]float64
+
+// Since returns what was counted between before and c.
+func (c ClientRequests) Since(before ClientRequests) ClientRequests {
+	out := ClientRequests{}
+	for k, v := range c {
+		if b, ok := before[k]; ok && b <= v {
+			v -= b
+		}
+		if v > 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ParseClientRequests reads rest_client_requests_total from a controller's
+// /metrics; clusters maps an API server's host:port to the cluster's name.
+func ParseClientRequests(r io.Reader, clusters map[string]string) (ClientRequests, error) {
+	out := ClientRequests{}
+	err := eachCounter(r, "rest_client_requests_total", func(l map[string]string, v float64) {
+		name, ok := clusters[l["host"]]
+		if !ok {
+			name = l["host"]
+		}
+		out[ClientKey{Cluster: name, Method: l["method"]}] += v
+	})
+	return out, err
+}
+
+func eachCounter(r io.Reader, name string, f func(labels map[string]string, v float64)) error {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return fmt.Errorf("parsing metrics: %w", err)
+	}
+	fam, ok := families[name]
+	if !ok {
+		return fmt.Errorf("metrics have no %s", name)
+	}
+	for _, m := range fam.GetMetric() {
+		f(metricLabels(m), m.GetCounter().GetValue())
+	}
+	return nil
+}
+
+func metricLabels(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, lp := range m.GetLabel() {
+		out[lp.GetName()] = lp.GetValue()
+	}
+	return out
+}
+
+// Traffic is the API requests counted during one path's batch: each API
+// server's, and each Spillway manager's outgoing share.
+type Traffic struct {
+	APIServer map[string]Requests       // by cluster
+	Manager   map[string]ClientRequests // by the cluster the manager runs in
+}
+
+// since subtracts a snapshot taken before.
+func (t Traffic) since(before Traffic) Traffic {
+	out := Traffic{APIServer: map[string]Requests{}, Manager: map[string]ClientRequests{}}
+	for c, r := range t.APIServer {
+		out.APIServer[c] = r.Since(before.APIServer[c])
+	}
+	for c, r := range t.Manager {
+		out.Manager[c] = r.Since(before.Manager[c])
+	}
+	return out
+}
+
+// readTraffic snapshots the request counters of the clusters' API servers and
+// Spillway managers.
+func readTraffic(ctx context.Context, clusters ...*lab.Cluster) (Traffic, error) {
+	t := Traffic{APIServer: map[string]Requests{}, Manager: map[string]ClientRequests{}}
+	hosts := map[string]string{}
+	for _, c := range clusters {
+		u, err := url.Parse(c.Server())
+		if err != nil {
+			return t, err
+		}
+		hosts[u.Host] = c.Name
+	}
+	for _, c := range clusters {
+		cs, err := c.Clientset()
+		if err != nil {
+			return t, err
+		}
+		raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		if err != nil {
+			return t, fmt.Errorf("cluster %s: reading the API server's /metrics: %w", c.Name, err)
+		}
+		if t.APIServer[c.Name], err = ParseAPIServerRequests(strings.NewReader(string(raw))); err != nil {
+			return t, fmt.Errorf("cluster %s: API server: %w", c.Name, err)
+		}
+		if t.Manager[c.Name], err = managerRequests(ctx, c, hosts); err != nil {
+			return t, fmt.Errorf("cluster %s: %s: %w", c.Name, framework.ManagerProcess, err)
+		}
+	}
+	return t, nil
+}
+
+// managerRequests reads the manager's client counters from the metrics port
+// framework.StartManager gives it.
+func managerRequests(ctx context.Context, c *lab.Cluster, hosts map[string]string) (ClientRequests, error) {
+	port, err := c.ExtraPort(0)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	return ParseClientRequests(resp.Body, hosts)
+}
+
+// TrafficSummary is what the issue's targets compare: writes per pod in each
+// cluster, time-driven resources left out.
+type TrafficSummary struct {
+	// VanillaWrites is per vanilla pod, in the provider (where vanilla pods live).
+	VanillaWrites float64
+	// ProviderWrites and ConsumerWrites are per offloaded pod.
+	ProviderWrites, ConsumerWrites float64
+}
+
+// Summarize divides a batch's writes by its pod count.
+func SummarizeTraffic(r Result) TrafficSummary {
+	n := float64(r.Pods)
+	return TrafficSummary{
+		VanillaWrites:  r.VanillaTraffic.APIServer["milan"].Writes(TimeDriven...) / n,
+		ProviderWrites: r.OffloadedTraffic.APIServer["milan"].Writes(TimeDriven...) / n,
+		ConsumerWrites: r.OffloadedTraffic.APIServer["rome"].Writes(TimeDriven...) / n,
+	}
+}
+
+// WriteTrafficTable prints the requests per pod by cluster, verb and resource
+// for both paths, then the targets of issue 17: provider writes ≤ vanilla + 2
+// per pod, consumer writes ≤ vanilla + 1.
+func WriteTrafficTable(w io.Writer, r Result) error {
+	n := float64(r.Pods)
+	fmt.Fprintf(w, "API requests per pod, %d pods, create → deleted (from apiserver_request_total)\n", r.Pods)
+	tw := newTable(w)
+	fmt.Fprintln(tw, "cluster\tverb\tresource\tvanilla\toffloaded\t")
+	for _, cluster := range []string{"rome", "milan"} {
+		v, o := r.VanillaTraffic.APIServer[cluster], r.OffloadedTraffic.APIServer[cluster]
+		keys := map[RequestKey]bool{}
+		for k := range v {
+			keys[k] = true
+		}
+		for k := range o {
+			keys[k] = true
+		}
+		for _, k := range slices.SortedFunc(maps.Keys(keys), compareKeys) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t\n", cluster, k.Verb, k.Resource, v[k]/n, o[k]/n)
+		}
+		fmt.Fprintf(tw, "%s\twrites\t(all but leases)\t%.2f\t%.2f\t\n", cluster, v.Writes(TimeDriven...)/n, o.Writes(TimeDriven...)/n)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nSpillway managers' outgoing requests per pod (rest_client_requests_total)\n")
+	tw = newTable(w)
+	fmt.Fprintln(tw, "manager\tto\tmethod\tvanilla\toffloaded\t")
+	for _, m := range []string{"rome", "milan"} {
+		v, o := r.VanillaTraffic.Manager[m], r.OffloadedTraffic.Manager[m]
+		keys := map[ClientKey]bool{}
+		for k := range v {
+			keys[k] = true
+		}
+		for k := range o {
+			keys[k] = true
+		}
+		for _, k := range slices.SortedFunc(maps.Keys(keys), func(a, b ClientKey) int {
+			return strings.Compare(a.Cluster+" "+a.Method, b.Cluster+" "+b.Method)
+		}) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t\n", m, k.Cluster, k.Method, v[k]/n, o[k]/n)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	s := SummarizeTraffic(r)
+	fmt.Fprintf(w, "\nwrites per pod (leases left out): vanilla %.2f in milan; offloaded %.2f in milan (target ≤ %.2f: %s), %.2f in rome (target ≤ %.2f: %s)\n",
+		s.VanillaWrites, s.ProviderWrites, s.VanillaWrites+2, verdict(s.ProviderWrites <= s.VanillaWrites+2),
+		s.ConsumerWrites, s.VanillaWrites+1, verdict(s.ConsumerWrites <= s.VanillaWrites+1))
+	return nil
+}
+
+func compareKeys(a, b RequestKey) int {
+	if c := strings.Compare(a.Resource, b.Resource); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Verb, b.Verb)
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+}

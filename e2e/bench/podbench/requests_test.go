@@ -1,0 +1,118 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podbench
+
+import (
+	"strings"
+	"testing"
+)
+
+const apiServerMetrics = `# HELP apiserver_request_total [STABLE] Counter of apiserver requests.
+# TYPE apiserver_request_total counter
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 10
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 2
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 7
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="PUT",version="v1alpha1"} 3
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 50
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 4
+apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/healthz",verb="GET",version=""} 99
+# HELP other_total x
+# TYPE other_total counter
+other_total 1
+`
+
+func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing.T) {
+	r, err := ParseAPIServerRequests(strings.NewReader(apiServerMetrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Requests{
+		{"POST", "pods"}: 12, {"PATCH", "pods/status"}: 7, {"PUT", "shadowpods.virtualkubelet.liqo.io"}: 3,
+		{"PUT", "leases.coordination.k8s.io"}: 50, {"LIST", "pods"}: 4,
+	}
+	if len(r) != len(want) {
+		t.Fatalf("got %v, want %v", r, want)
+	}
+	for k, v := range want {
+		if r[k] != v {
+			t.Errorf("%v: got %v, want %v", k, r[k], v)
+		}
+	}
+	if got := r.Writes(TimeDriven...); got != 22 {
+		t.Errorf("writes without leases: %v, want 22 (12 creates, 7 status patches, 3 ShadowPod updates)", got)
+	}
+	if got := r.Writes(); got != 72 {
+		t.Errorf("all writes: %v, want 72", got)
+	}
+}
+
+func TestIsWriteKnowsTheAPIServerVerbs(t *testing.T) {
+	for verb, want := range map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true,
+		"GET": false, "LIST": false, "WATCH": false, "CONNECT": false} {
+		if IsWrite(verb) != want {
+			t.Errorf("IsWrite(%q) = %v, want %v", verb, !want, want)
+		}
+	}
+}
+
+func TestParseAPIServerRequestsFailsWithoutTheCounter(t *testing.T) {
+	if _, err := ParseAPIServerRequests(strings.NewReader("other_total 1\n")); err == nil || !strings.Contains(err.Error(), "apiserver_request_total") {
+		t.Fatalf("got %v, want an error naming apiserver_request_total", err)
+	}
+}
+
+func TestRequestsSinceSubtractsAndDropsUnchanged(t *testing.T) {
+	before := Requests{{"POST", "pods"}: 10, {"LIST", "pods"}: 4}
+	after := Requests{{"POST", "pods"}: 25, {"LIST", "pods"}: 4, {"PATCH", "pods/status"}: 3}
+	got := after.Since(before)
+	if len(got) != 2 || got[RequestKey{"POST", "pods"}] != 15 || got[RequestKey{"PATCH", "pods/status"}] != 3 {
+		t.Fatalf("got %v, want 15 creates and 3 status patches", got)
+	}
+}
+
+func TestParseClientRequestsNamesClustersByHost(t *testing.T) {
+	text := `# TYPE rest_client_requests_total counter
+rest_client_requests_total{code="200",host="127.0.0.1:18502",method="PATCH"} 5
+rest_client_requests_total{code="409",host="127.0.0.1:18502",method="PATCH"} 1
+rest_client_requests_total{code="201",host="127.0.0.1:18522",method="POST"} 8
+`
+	got, err := ParseClientRequests(strings.NewReader(text), map[string]string{"127.0.0.1:18502": "rome", "127.0.0.1:18522": "milan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[ClientKey{"rome", "PATCH"}] != 6 || got[ClientKey{"milan", "POST"}] != 8 || len(got) != 2 {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestWriteTrafficTableJudgesTheTargets(t *testing.T) {
+	r := Result{Pods: 10,
+		VanillaTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20}}},
+		OffloadedTraffic: Traffic{APIServer: map[string]Requests{
+			"milan": {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"POST", "shadowpods.virtualkubelet.liqo.io"}: 10, {"PUT", "shadowpods.virtualkubelet.liqo.io"}: 30},
+			"rome":  {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"PUT", "leases.coordination.k8s.io"}: 500},
+		}},
+	}
+	var out strings.Builder
+	if err := WriteTrafficTable(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "vanilla 3.00 in milan; offloaded 7.00 in milan (target ≤ 5.00: MISSED), 3.00 in rome (target ≤ 4.00: met)"
+	if !strings.Contains(out.String(), want) {
+		t.Fatalf("table:\n%s\nwant the line %q", out.String(), want)
+	}
+}
