@@ -184,10 +184,12 @@ func TestInstallBase(t *testing.T) {
 	g.Expect(b.kinds()).To(Equal(map[string]int{
 		"CustomResourceDefinition": 4, "Namespace": 1, "ServiceAccount": 1, "Deployment": 1,
 		"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1, "Service": 1,
+		"StorageClass": 1,
 	}))
 	b.find(t, "Namespace", "", "liqo")
 	b.find(t, "ServiceAccount", "liqo", "spillway-controller")
 	b.find(t, "Service", "liqo", "spillway-webhook")
+	b.find(t, "StorageClass", "", "liqo")
 	b.find(t, "ClusterRole", "", "spillway-controller")
 
 	var crb rbacv1.ClusterRoleBinding

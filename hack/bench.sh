@@ -9,11 +9,15 @@
 # - reflection latency (issue 5): N ConfigMaps, then N EndpointSlices, updated
 #   once; each update timed until a watcher of the consumer sees it (vanilla)
 #   and until the provider's copy shows it. SPILLWAY_BENCH_OBJECTS sets N (1000).
+# - storage (issue 15): N claims of the virtual class liqo with their pods on
+#   the virtual node, timed create → Bound (the virtual claim and its twin on
+#   milan), against N claims made directly on milan. SPILLWAY_BENCH_CLAIMS
+#   sets N (100).
 # The pod benchmark also counts API requests per pod from both API servers'
 # apiserver_request_total (and each manager's rest_client_requests_total), by
 # verb and resource, and profiles rome's manager during the offloaded batch
 # (bench/results/pprof/). See docs/performance.md.
-# Results: bench/results/ (network-throughput.txt, pods.*, reflection.*).
+# Results: bench/results/ (network-throughput.txt, pods.*, reflection.*, storage.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # One lab at a time on the machine, and a benchmark needs the machine: take the
@@ -30,3 +34,5 @@ echo "bench: pod offloading vs vanilla (SPILLWAY_BENCH_PODS=\"${SPILLWAY_BENCH_P
 go run ./e2e/bench/cmd/spillway-podbench
 echo "bench: reflection latency vs a local watch (SPILLWAY_BENCH_OBJECTS=${SPILLWAY_BENCH_OBJECTS:-1000} ConfigMaps, then EndpointSlices)"
 go run ./e2e/bench/cmd/spillway-reflectbench
+echo "bench: claims through the virtual storage class vs directly on the provider (SPILLWAY_BENCH_CLAIMS=${SPILLWAY_BENCH_CLAIMS:-100})"
+go run ./e2e/bench/cmd/spillway-storagebench

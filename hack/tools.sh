@@ -3,7 +3,8 @@
 # the clone, keyed by version: `hack/tools.sh NAME` prints the binary's path.
 # Known tools: kwok, controller-gen, golangci-lint, kwok-stages (prints the stage
 # directory), and the GitOps tools the lab runs as processes: source-controller,
-# kustomize-controller, flux, external-secrets; flux-crds and external-secrets-crds
+# kustomize-controller, flux, external-secrets, local-path-provisioner (the
+# lab's dynamic volume provisioner); flux-crds and external-secrets-crds
 # print their CRD files' directory.
 set -euo pipefail
 cache="${SPILLWAY_CACHE:-$HOME/.cache/spillway}"
@@ -13,6 +14,7 @@ GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
 FLUX_CONTROLLERS_VERSION=v1.9.6
 FLUX_CLI_VERSION=v2.9.5
 EXTERNAL_SECRETS_VERSION=v0.16.2
+LOCAL_PATH_PROVISIONER_VERSION=v0.0.30
 
 install() { # name module version
   local dir="$cache/tools/$1-$3"
@@ -82,6 +84,8 @@ case "${1:-}" in
       -replace=github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@v0.18.0 ;;
   kustomize-controller) build_module kustomize-controller github.com/fluxcd/kustomize-controller "$FLUX_CONTROLLERS_VERSION" . ;;
   flux) build_module flux github.com/fluxcd/flux2/v2 "$FLUX_CLI_VERSION" ./cmd/flux ;;
+  # No replace directives: go install builds it as it is published.
+  local-path-provisioner) install local-path-provisioner github.com/rancher/local-path-provisioner "$LOCAL_PATH_PROVISIONER_VERSION" ;;
   external-secrets) build_module external-secrets github.com/external-secrets/external-secrets "$EXTERNAL_SECRETS_VERSION" . ;;
   flux-crds)
     # Only the two controllers the lab runs: GitRepository and friends, and Kustomization.
@@ -98,5 +102,5 @@ case "${1:-}" in
     dir="$(module_dir "github.com/external-secrets/external-secrets@$EXTERNAL_SECRETS_VERSION")"
     [[ -f "$dir/deploy/crds/bundle.yaml" ]] || { echo "tools: $dir/deploy/crds/bundle.yaml not found" >&2; exit 1; }
     echo "$dir/deploy/crds" ;;
-  *) echo "usage: hack/tools.sh {kwok|kwok-stages|controller-gen|golangci-lint|source-controller|kustomize-controller|flux|external-secrets|flux-crds|external-secrets-crds}" >&2; exit 2 ;;
+  *) echo "usage: hack/tools.sh {kwok|kwok-stages|controller-gen|golangci-lint|source-controller|kustomize-controller|flux|external-secrets|local-path-provisioner|flux-crds|external-secrets-crds}" >&2; exit 2 ;;
 esac

@@ -130,7 +130,7 @@ func Register(ctx context.Context, mgr ctrl.Manager, direct client.Client, o Opt
 	srv.Register(pod.Path, &webhook.Admission{Handler: &pod.Mutator{Reader: mgr.GetClient(), Decoder: dec}})
 	srv.Register(namespaceoffloading.Path, &webhook.Admission{Handler: &namespaceoffloading.Validator{Decoder: dec}})
 	srv.Register(shadowpod.Path, &webhook.Admission{Handler: &shadowpod.Validator{Reader: mgr.GetClient(), Decoder: dec}})
-	srv.Register(twinobjects.Path, &webhook.Admission{Handler: &twinobjects.Validator{Decoder: dec, ProviderRanges: o.ProviderRanges}})
+	srv.Register(twinobjects.Path, &webhook.Admission{Handler: &twinobjects.Validator{Decoder: dec, ProviderRanges: o.ProviderRanges, Reader: mgr.GetClient()}})
 	rot := &rotator{certs.Rotator{Client: direct, Secret: types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName},
 		CertDir: o.CertDir, Hosts: hosts, Interval: o.CheckInterval, Publish: func(ctx context.Context, ca []byte) error { return publish(ctx, direct, o, ca) }}}
 	if err := rot.Ensure(ctx); err != nil {
@@ -189,7 +189,7 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 		}, {
 			Name: "twinobjects.spillway.liqo.io", ClientConfig: o.clientConfig(twinobjects.Path, ca),
 			Rules: append(append(rule("", "services", createOrUpdate), rule("discovery.k8s.io", "endpointslices", createOrUpdate)...),
-				rule("networking.k8s.io", "ingresses", createOrUpdate)...),
+				append(rule("networking.k8s.io", "ingresses", createOrUpdate), rule("", "persistentvolumeclaims", createOrUpdate)...)...),
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: sharingv1alpha1.TwinNamespaceLabel, Operator: metav1.LabelSelectorOpExists}}},
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},

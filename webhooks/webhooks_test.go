@@ -53,7 +53,7 @@ func TestConfigurationsCarryTheDocumentedFailurePolicies(t *testing.T) {
 	for _, r := range twins.Rules {
 		resources = append(resources, r.Resources...)
 	}
-	g.Expect(resources).To(ConsistOf("services", "endpointslices", "ingresses"))
+	g.Expect(resources).To(ConsistOf("services", "endpointslices", "ingresses", "persistentvolumeclaims"))
 }
 
 func TestOptionsHosts(t *testing.T) {

@@ -154,6 +154,7 @@ func (d *diff) unoffloaded(ns string, b *offloadingv1alpha1.NamespaceOffloading,
 		msg = fmt.Sprintf("unoffloaded from %s: %s is deleted there, with every pod it runs", sel, remoteName(b, d.b))
 	}
 	d.add(Change{Kind: Unoffload, Namespace: ns, Message: msg})
+	d.strandedClaims(ns, sel.names, peers)
 }
 
 func sameSelector(b, h *offloadingv1alpha1.NamespaceOffloading) bool {
@@ -206,6 +207,7 @@ func (d *diff) changed(ns string, b, h *offloadingv1alpha1.NamespaceOffloading, 
 			msg += "; " + noPeerReason(d.h, headPeers)
 		}
 		d.add(Change{Kind: Move, Namespace: ns, Message: msg})
+		d.strandedClaims(ns, left, basePeers)
 	case selectorChanged:
 		d.add(Change{Kind: SelectorChange, Namespace: ns, Message: fmt.Sprintf(
 			"spec.clusterSelector changed but still selects %s: nothing moves", hs)})

@@ -91,6 +91,7 @@ type options struct {
 	reflection                                      reflectionFlags
 	webhook                                         webhooks.Options
 	fabric                                          fabricFlags
+	storage                                         storageFlags
 }
 
 func (o options) validate() error {
@@ -137,6 +138,7 @@ func main() {
 		"comma-separated namespace names (exact, or prefix*) this provider never creates as a consumer's twin; the manager's --namespace is always added")
 	o.reflection.bind(flag.CommandLine)
 	o.fabric.bind(flag.CommandLine)
+	o.storage.bind(flag.CommandLine)
 	flag.IntVar(&o.webhook.Port, "webhook-port", 9443, "HTTPS port of the admission webhooks; 0 disables them")
 	flag.StringVar(&o.webhook.BindHost, "webhook-bind-host", "", "address the webhooks listen on (all when empty)")
 	flag.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "spillway-webhook"), "where the serving certificate is written")
@@ -333,7 +335,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, o options, fab *fab
 	if err := (&offloadedpod.OffloadedPodReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the offloaded pod controller: %w", err)
 	}
-	return nil
+	return o.storage.setup(mgr, peers, o.clusterID)
 }
 
 // leaderElectionID is the name of the manager's lease in its namespace.

@@ -82,14 +82,18 @@ func offerConfigMapData(providerID, providerName string, offer *sharingv1alpha1.
 	if err != nil {
 		return nil, fmt.Errorf("encoding spec.labels: %w", err)
 	}
-	return map[string]string{
+	data := map[string]string{
 		sharingv1alpha1.OfferProviderClusterIDKey:   providerID,
 		sharingv1alpha1.OfferProviderClusterNameKey: providerName,
 		sharingv1alpha1.OfferConsumerClusterIDKey:   offer.Spec.ClusterID,
 		sharingv1alpha1.OfferResourcesKey:           string(resources),
 		sharingv1alpha1.OfferLabelsKey:              string(labelsJSON),
 		sharingv1alpha1.OfferReadyKey:               "true",
-	}, nil
+	}
+	if offer.Spec.StorageClassName != "" {
+		data[sharingv1alpha1.OfferStorageClassKey] = offer.Spec.StorageClassName
+	}
+	return data, nil
 }
 
 // ensureOfferConfigMap publishes the offer; an unchanged offer writes nothing.

@@ -200,7 +200,7 @@ func (c *Cluster) writeKwokStages() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	docs = append(docs, logs)
+	docs = append(docs, logs, completesStage)
 	path := c.path("kwok-stages.yaml")
 	return path, os.WriteFile(path, []byte(strings.Join(docs, "\n---\n")+"\n"), 0o644)
 }

@@ -15,15 +15,16 @@ limitations under the License.
 */
 
 // Package twinobjects is the provider's validating webhook of the Services,
-// EndpointSlices and Ingresses its consumers write into their twin
-// namespaces (policies.TwinServiceProblem and its siblings say what is
-// refused and why). Only consumers are judged: the provider's own
+// EndpointSlices, Ingresses and PersistentVolumeClaims its consumers write
+// into their twin namespaces (policies.TwinServiceProblem and its siblings,
+// and policies.TwinClaimProblem, say what is refused and why). Only consumers are judged: the provider's own
 // controllers, such as its EndpointSlice controller, write into twins too,
 // with addresses of the provider's pods.
 package twinobjects
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -32,6 +33,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
@@ -49,10 +52,13 @@ type Validator struct {
 	// far as the manager knows them (--pod-cidr, --reserved-subnets):
 	// endpoints a consumer writes are never there.
 	ProviderRanges []netip.Prefix
+	// Reader finds the class a consumer's claims must have: its
+	// ResourceOffer's spec.storageClassName, else the default class.
+	Reader client.Reader
 }
 
 // Handle answers one creation or update.
-func (v *Validator) Handle(_ context.Context, req admission.Request) admission.Response {
+func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Operation == admissionv1.Delete || !IsConsumer(req.UserInfo.Username) {
 		return admission.Allowed("")
 	}
@@ -79,6 +85,24 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 		}
 		ing.Namespace = req.Namespace
 		problem = policies.TwinIngressProblem(ing)
+	case "PersistentVolumeClaim":
+		pvc := &corev1.PersistentVolumeClaim{}
+		if err := v.Decoder.DecodeRaw(req.Object, pvc); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		pvc.Namespace = req.Namespace
+		var old *corev1.PersistentVolumeClaim
+		if req.Operation == admissionv1.Update {
+			old = &corev1.PersistentVolumeClaim{}
+			if err := v.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+				return admission.Errored(http.StatusBadRequest, err)
+			}
+		}
+		class, err := v.claimClass(ctx, req.UserInfo.Username)
+		if err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
+		}
+		problem = policies.TwinClaimProblem(pvc, old, class)
 	}
 	if problem != "" {
 		return admission.Denied(problem)
@@ -91,3 +115,31 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 func IsConsumer(username string) bool {
 	return strings.HasPrefix(username, "system:serviceaccount:"+sharingv1alpha1.TenantNamespacePrefix)
 }
+
+// claimClass is the class a consumer's claims must have: the one its
+// ResourceOffer names, else this cluster's default class, else "".
+func (v *Validator) claimClass(ctx context.Context, username string) (string, error) {
+	tenant := strings.Split(strings.TrimPrefix(username, "system:serviceaccount:"), ":")[0]
+	offers := &sharingv1alpha1.ResourceOfferList{}
+	if err := v.Reader.List(ctx, offers); err != nil {
+		return "", fmt.Errorf("listing ResourceOffers to find the storage class offered to %s: %w", tenant, err)
+	}
+	for _, o := range offers.Items {
+		if o.Status.TenantNamespace == tenant && o.Spec.StorageClassName != "" {
+			return o.Spec.StorageClassName, nil
+		}
+	}
+	classes := &storagev1.StorageClassList{}
+	if err := v.Reader.List(ctx, classes); err != nil {
+		return "", fmt.Errorf("listing StorageClasses to find the default one: %w", err)
+	}
+	for _, c := range classes.Items {
+		if c.Annotations[defaultClassAnnotation] == "true" {
+			return c.Name, nil
+		}
+	}
+	return "", nil
+}
+
+// defaultClassAnnotation marks a cluster's default StorageClass.
+const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"

@@ -84,6 +84,13 @@ type ResourceOfferSpec struct {
 	// +kubebuilder:default=baseline
 	PodSecurityLevel PodSecurityLevel `json:"podSecurityLevel,omitempty"`
 
+	// StorageClassName is the class of this provider that the consumer's
+	// claims of the liqo virtual storage class get when their pods run here
+	// (the seed's "storage class negotiated at peering time"). Empty: the
+	// provider's default class.
+	// +optional
+	StorageClassName string `json:"storageClassName,omitempty"`
+
 	// Suspend stops the controller from recomputing or publishing the offer;
 	// the last published offer stays in place.
 	// +optional

@@ -1,0 +1,73 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package storage
+
+import (
+	"context"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
+)
+
+// SetupWithManager watches claims: a virtual claim requeues itself, and a
+// twin claim in the storage namespace requeues its virtual claim, so a twin
+// turning Bound makes the virtual volume at once.
+func (r *VirtualStorageReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("virtualstorage").
+		Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(r.claimsFor)).
+		Complete(r)
+}
+
+// claimsFor maps a claim to the virtual claim to reconcile: itself, or the
+// one its twin annotation names.
+func (r *VirtualStorageReconciler) claimsFor(_ context.Context, o client.Object) []reconcile.Request {
+	pvc, ok := o.(*corev1.PersistentVolumeClaim)
+	if !ok {
+		return nil
+	}
+	if isVirtualClaim(pvc) {
+		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(pvc)}}
+	}
+	if pvc.Namespace != r.StorageNamespace {
+		return nil
+	}
+	ns, name, ok := strings.Cut(pvc.Annotations[sharingv1alpha1.VirtualClaimAnnotation], "/")
+	if !ok || ns == "" || name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
+
+// SetupWithManager watches the volumes of the virtual class's provisioner.
+func (r *VirtualVolumeReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	ours := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetAnnotations()[policies.ProvisionedByAnnotation] == sharingv1alpha1.VirtualStorageProvisioner
+	})
+	return ctrl.NewControllerManagedBy(mgr).Named("virtualvolume").
+		For(&corev1.PersistentVolume{}, builder.WithPredicates(ours)).
+		Complete(r)
+}

@@ -1,0 +1,92 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package storage_test runs the seed's stateful applications on two lab
+// clusters: rome consumes, milan provides, each with a real dynamic
+// provisioner (rancher's local-path-provisioner, run as a lab process whose
+// helper pods kwok completes) as its default class.
+package storage_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+const portBase = 19000
+
+var (
+	theLab        *lab.Lab
+	rome, milan   *lab.Cluster
+	romeC, milanC client.Client
+	repoRoot      string
+)
+
+func TestStorage(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "storage suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	repoRoot, err = lab.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	_, err = framework.Binaries()
+	Expect(err).NotTo(HaveOccurred())
+	// One worker on rome: with the virtual node, a hard anti-affinity of two
+	// replicas puts exactly one on each side.
+	theLab, err = lab.StartForSuite(ctx, "storage", portBase, lab.MustSpecs("rome:nodes=1 milan:nodes=2"), false)
+	Expect(err).NotTo(HaveOccurred())
+	rome, _ = theLab.Cluster("rome")
+	milan, _ = theLab.Cluster("milan")
+	romeC, err = framework.Client(rome)
+	Expect(err).NotTo(HaveOccurred())
+	milanC, err = framework.Client(milan)
+	Expect(err).NotTo(HaveOccurred())
+	peeringOnly := func(o *unstructured.Unstructured) bool {
+		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
+	}
+	for _, c := range []*lab.Cluster{rome, milan} {
+		Expect(framework.InstallLocalPath(ctx, c)).To(Succeed())
+		Expect(framework.ApplyDir(ctx, c, filepath.Join(repoRoot, "kustomize/storage"))).To(Succeed())
+	}
+	Expect(framework.QuickStartWith(ctx, repoRoot, rome, milan, peeringOnly, nil)).To(Succeed())
+}, NodeTimeout(10*time.Minute))
+
+var _ = AfterSuite(func() {
+	Expect(lab.TearDownSuite(theLab)).To(Succeed())
+})
+
+// namespace creates ns on c and deletes it when the spec ends.
+func namespace(ctx context.Context, c client.Client, ns string) {
+	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
+	})
+}
