@@ -113,11 +113,11 @@ func (lc *lifecycle) set(state string) {
 	}
 }
 
-func (lc *lifecycle) describe() (state string, ready bool, text string) {
+func (lc *lifecycle) describe() (ready bool, text string) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	ready = lc.state == stateStandby || lc.state == stateLeading
-	return lc.state, ready, fmt.Sprintf("%s for %s (generation %d)", lc.state, time.Since(lc.since).Round(time.Second), lc.generation)
+	return ready, fmt.Sprintf("%s for %s (generation %d)", lc.state, time.Since(lc.since).Round(time.Second), lc.generation)
 }
 
 // probeHandler serves /healthz and /readyz from the lifecycle, across
@@ -127,11 +127,11 @@ func (lc *lifecycle) describe() (state string, ready bool, text string) {
 func (lc *lifecycle) probeHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		_, _, text := lc.describe()
+		_, text := lc.describe()
 		fmt.Fprintf(w, "ok: %s\n", text)
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		_, ready, text := lc.describe()
+		ready, text := lc.describe()
 		if !ready {
 			http.Error(w, "not ready: "+text, http.StatusServiceUnavailable)
 			return

@@ -220,7 +220,10 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	case err := <-failed:
 		stopServing()
-		<-supervised
+		// The serving failure is the cause; the supervisor only ends because of it.
+		if serr := <-supervised; serr != nil && !errors.Is(serr, context.Canceled) {
+			ctrl.Log.Error(serr, "manager supervisor stopped after a serving failure")
+		}
 		return err
 	}
 }

@@ -101,7 +101,7 @@ func InstallFlux(ctx context.Context, c *lab.Cluster, t GitOpsTools) error {
 	if err != nil {
 		return err
 	}
-	if err := applyAs(ctx, c, labBootstrapManager, append(crds, Namespace(fluxNamespace))); err != nil {
+	if err := applyAs(ctx, c, append(crds, Namespace(fluxNamespace))); err != nil {
 		return err
 	}
 	storage := filepath.Join(filepath.Dir(c.Kubeconfig()), "flux-artifacts")
@@ -136,7 +136,7 @@ func InstallExternalSecrets(ctx context.Context, c *lab.Cluster, t GitOpsTools) 
 	if err != nil {
 		return err
 	}
-	if err := applyAs(ctx, c, labBootstrapManager, append(crds, Namespace(StoreCredentialsNamespace))); err != nil {
+	if err := applyAs(ctx, c, append(crds, Namespace(StoreCredentialsNamespace))); err != nil {
 		return err
 	}
 	args := []string{t.ExternalSecrets,
@@ -175,7 +175,7 @@ func BootstrapFlux(ctx context.Context, c *lab.Cluster, repo *FleetRepo) error {
 			"sourceRef": map[string]any{"kind": "GitRepository", "name": source[0].GetName()},
 		},
 	}}
-	return applyAs(ctx, c, labBootstrapManager, append(source, ks))
+	return applyAs(ctx, c, append(source, ks))
 }
 
 // StartManagerWhenInstalled waits for Flux's install layer to create the
@@ -332,13 +332,14 @@ func readManifests(path string) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// applyAs server-side applies objects in stages under the given field manager.
-func applyAs(ctx context.Context, c *lab.Cluster, manager string, objs []*unstructured.Unstructured) error {
+// applyAs server-side applies objects in stages under the lab's bootstrap
+// field manager, so that Flux later takes the objects over.
+func applyAs(ctx context.Context, c *lab.Cluster, objs []*unstructured.Unstructured) error {
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		return err
 	}
-	rm, _, err := resourceManagerFor(cfg, ssa.Owner{Field: manager, Group: "lab.spillway.dev"})
+	rm, _, err := resourceManagerFor(cfg, ssa.Owner{Field: labBootstrapManager, Group: "lab.spillway.dev"})
 	if err != nil {
 		return err
 	}

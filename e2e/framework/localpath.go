@@ -117,7 +117,7 @@ func InstallLocalPath(ctx context.Context, c *lab.Cluster) error {
 	if err != nil {
 		return err
 	}
-	if err := applyAs(ctx, c, labBootstrapManager, objs); err != nil {
+	if err := applyAs(ctx, c, objs); err != nil {
 		return err
 	}
 	dir := filepath.Join(filepath.Dir(c.Kubeconfig()), "local-path")

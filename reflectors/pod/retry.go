@@ -95,7 +95,7 @@ func (h *Handler) isRetrying(ns, name string) bool {
 	return h.retrying[key(ns, name)] != nil
 }
 
-// RetryPending, every interval until ctx ends, writes again the ShadowPods
+// RetryPending writes again, every interval until ctx ends, the ShadowPods
 // of pods that waited for their namespace (a NamespaceOffloading committed
 // after its Deployment still gets its pods offloaded) and of pods whose write
 // failed and whose backoff has passed. Attempts have no cap: a provider down

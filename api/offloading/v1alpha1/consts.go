@@ -90,7 +90,7 @@ const (
 	InvalidClusterSelectorReason = "InvalidClusterSelector"
 )
 
-// NotReadyTolerationSecondsAnnotation, on a NamespaceOffloading, says how
+// NotReadyTolerationSecondsAnnotation is set on a NamespaceOffloading to say how
 // long the namespace's pods on a virtual node tolerate it being NotReady or
 // unreachable before Kubernetes evicts them: a whole number of seconds. Unset,
 // they tolerate it for ever, because the remote copy of a pod keeps running

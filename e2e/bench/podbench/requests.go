@@ -247,7 +247,7 @@ type TrafficSummary struct {
 	ProviderWrites, ConsumerWrites float64
 }
 
-// Summarize divides a batch's writes by its pod count.
+// SummarizeTraffic divides a batch's writes by its pod count.
 func SummarizeTraffic(r Result) TrafficSummary {
 	n := float64(r.Pods)
 	return TrafficSummary{
