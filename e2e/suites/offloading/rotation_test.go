@@ -69,9 +69,12 @@ func rotationSpec(ns, app string, twin *string) {
 			return err
 		}).WithContext(ctx).WithTimeout(30*time.Second).Should(MatchError(apierrors.IsUnauthorized, "IsUnauthorized"), "the old token is revoked")
 		// The new identity crosses as any other: milan's PushSecret to the
-		// store, rome's ExternalSecret from it, asked to sync now.
-		Expect(framework.SyncIdentities(ctx, milanC, romeC)).To(Succeed())
+		// store, rome's ExternalSecret from it, asked to sync now. Both are
+		// asked again on every poll: an ExternalSecret that syncs before the
+		// PushSecret has written every property reads the old token and would
+		// otherwise wait a whole refresh interval.
 		Eventually(func(g Gomega) {
+			g.Expect(framework.SyncIdentities(ctx, milanC, romeC)).To(Succeed())
 			s := &corev1.Secret{}
 			g.Expect(romeC.Get(ctx, credentials, s)).To(Succeed())
 			g.Expect(s.Data[sharingv1alpha1.IdentityTokenKey]).NotTo(Equal(old.Data[sharingv1alpha1.IdentityTokenKey]))
