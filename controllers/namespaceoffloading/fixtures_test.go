@@ -33,6 +33,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
@@ -138,7 +139,7 @@ func newEnv(t *testing.T, objs ...client.Object) *env {
 	t.Helper()
 	objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: localNs}})
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
-		WithStatusSubresource(&offloadingv1alpha1.NamespaceOffloading{}).Build()
+		WithStatusSubresource(&offloadingv1alpha1.NamespaceOffloading{}).WithReturnManagedFields().Build()
 	return &env{t: t, g: NewWithT(t), c: c, providers: map[string]*kubefake.Clientset{},
 		r: &NamespaceOffloadingReconciler{Client: c, LocalClusterID: consumerID, LocalClusterName: consumerName, Peers: &remote.Registry{}}}
 }
@@ -216,4 +217,26 @@ func ready(no *offloadingv1alpha1.NamespaceOffloading) metav1.Condition {
 		return *c
 	}
 	return metav1.Condition{}
+}
+
+// intercept puts funcs between the reconciler and the fake API server; the
+// test's own reads still go straight to it.
+func (e *env) intercept(funcs interceptor.Funcs) {
+	e.r.Client = interceptor.NewClient(e.c.(client.WithWatch), funcs)
+}
+
+// labelNamespace labels namespace apps for scheduling as field manager
+// manager, which the fake API server records in its managedFields.
+func (e *env) labelNamespace(manager string) {
+	ns := &corev1.Namespace{}
+	e.g.Expect(e.c.Get(context.Background(), client.ObjectKey{Name: localNs}, ns)).To(Succeed())
+	ns.Labels = map[string]string{offloadingv1alpha1.SchedulingEnabledLabel: offloadingv1alpha1.SchedulingEnabledValue}
+	e.g.Expect(e.c.Update(context.Background(), ns, client.FieldOwner(manager))).To(Succeed())
+}
+
+// namespaceLabels are the labels of namespace apps as stored.
+func (e *env) namespaceLabels() map[string]string {
+	ns := &corev1.Namespace{}
+	e.g.Expect(e.c.Get(context.Background(), client.ObjectKey{Name: localNs}, ns)).To(Succeed())
+	return ns.Labels
 }

@@ -25,14 +25,17 @@ import (
 	"github.com/fluxcd/pkg/runtime/conditions"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 )
 
 // deletedEnv is a deleted offloading of apps whose twin milan holds, with an
@@ -134,4 +137,53 @@ func TestDeletionLeavesAPeerThatIsNotConnectedAlone(t *testing.T) {
 	e.g.Expect(err).NotTo(HaveOccurred())
 	e.g.Expect(twinRequest(e.g, milan)).NotTo(BeNil())
 	e.g.Expect(e.offloadingGone()).To(BeTrue())
+}
+
+func TestDeletionEvictsThroughTheEvictionAPIAndShowsTheBudgetThatRefuses(t *testing.T) {
+	e := deletedEnv(t)
+	budget := "The disruption budget web needs 1 healthy pods and has 1 currently"
+	refused := 0
+	e.intercept(interceptor.Funcs{SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj client.Object, req client.Object, opts ...client.SubResourceCreateOption) error {
+		if sub != "eviction" {
+			return c.SubResource(sub).Create(ctx, obj, req, opts...)
+		}
+		refused++
+		err := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+		err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause, Message: budget}}
+		return err
+	}})
+
+	res, no := e.mustReconcile()
+
+	e.g.Expect(refused).To(Equal(1), "the offloaded pod is evicted, not deleted; the local pod is not asked")
+	e.g.Expect(e.podExists("web-1")).To(BeTrue(), "a pod its budget protects stays")
+	e.g.Expect(conditions.GetMessage(no, meta.ReadyCondition)).To(Equal(
+		"unoffloading: 1 offloaded pod(s) still to evict; the eviction of pod web-1 is refused by a PodDisruptionBudget: " + budget))
+	e.g.Expect(no.Finalizers).To(ConsistOf(Finalizer))
+	e.g.Expect(res.RequeueAfter).To(Equal(fastResync), "the budget is asked again on the next pass")
+}
+
+func TestDeletionRemovesTheSchedulingLabelItSetLast(t *testing.T) {
+	e := deletedEnv(t)
+	e.labelNamespace(fluxstatus.FieldOwner)
+	e.mustReconcile() // the offloaded pod goes
+	e.g.Expect(e.namespaceLabels()).To(HaveKey(offloadingv1alpha1.SchedulingEnabledLabel), "kept while the twin is withdrawn")
+
+	_, err := e.reconcile()
+
+	e.g.Expect(err).NotTo(HaveOccurred())
+	e.g.Expect(e.offloadingGone()).To(BeTrue())
+	e.g.Expect(e.namespaceLabels()).NotTo(HaveKey(offloadingv1alpha1.SchedulingEnabledLabel), "new pods of the namespace are admitted again")
+}
+
+func TestDeletionLeavesASchedulingLabelFromGitAlone(t *testing.T) {
+	e := deletedEnv(t)
+	e.labelNamespace("kustomize-controller")
+	e.mustReconcile()
+
+	_, err := e.reconcile()
+
+	e.g.Expect(err).NotTo(HaveOccurred())
+	e.g.Expect(e.offloadingGone()).To(BeTrue())
+	e.g.Expect(e.namespaceLabels()).To(HaveKey(offloadingv1alpha1.SchedulingEnabledLabel), "removing a label git declares would be drift")
 }

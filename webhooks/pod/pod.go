@@ -63,6 +63,11 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusInternalServerError, err)
 	case pod.Spec.NodeName != "":
 		return admission.Allowed("the pod is already bound to a node")
+	case !no.DeletionTimestamp.IsZero():
+		// Unoffloading evicts the pods of virtual nodes so that their
+		// controllers recreate them here; placed again, a Remote-strategy
+		// replacement would only go back to the provider and be evicted anew.
+		return admission.Allowed("the namespace is being unoffloaded: the pod stays in this cluster")
 	}
 	placed := pod.DeepCopy()
 	Place(&placed.Spec, policies.PlacementFor(policies.PodStrategyOf(no), no.Spec.ClusterSelector))

@@ -170,3 +170,17 @@ func applyPatches(g Gomega, raw []byte, resp admission.Response) []byte {
 	g.Expect(err).NotTo(HaveOccurred())
 	return out
 }
+
+func TestPodsOfANamespaceBeingUnoffloadedStayLocal(t *testing.T) {
+	g := NewWithT(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	no := offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, nil)
+	no.Finalizers = []string{"offloading.liqo.io/finalizer"}
+	no.DeletionTimestamp = &metav1.Time{Time: metav1.Now().Time}
+
+	got, resp := admit(g, pod, no)
+
+	g.Expect(resp.Allowed).To(BeTrue())
+	g.Expect(resp.Patches).To(BeEmpty(), "a replacement of an evicted pod must not be sent back to the provider")
+	g.Expect(schedulable(g, got, node("rome-worker-0", nil, false))).To(BeTrue())
+}
