@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
 	corev1 "k8s.io/api/core/v1"
@@ -35,7 +36,10 @@ import (
 )
 
 // reconcileDelete withdraws the offer: once the consumer runs nothing here,
-// its identity and tenant namespace go, then the finalizer.
+// its identity and tenant namespace go, then the finalizer. The consumer has
+// spec.withdrawalGracePeriod to drain; after it, this cluster deletes the
+// consumer's workloads itself (no new ones are admitted meanwhile: the
+// ShadowPod webhook knows only live offers).
 func (r *ResourceOfferReconciler) reconcileDelete(ctx context.Context, offer *sharingv1alpha1.ResourceOffer) (ctrl.Result, error) {
 	clusterID := offer.Spec.ClusterID
 	where, err := r.consumerWorkloads(ctx, clusterID)
@@ -43,8 +47,15 @@ func (r *ResourceOfferReconciler) reconcileDelete(ctx context.Context, offer *sh
 		fluxstatus.MarkNotReady(offer, false, meta.ReconciliationFailedReason, "%v", err)
 		return ctrl.Result{}, err
 	}
-	if st := deletionState(clusterID, where); st.status {
+	now := r.now()
+	if st, expired := withdrawalState(clusterID, where, offer.DeletionTimestamp.Time, offer.WithdrawalGrace(), now); st.status {
 		fluxstatus.MarkNotReady(offer, false, st.reason, "%s", st.message)
+		if !expired {
+			return ctrl.Result{RequeueAfter: min(consumerPodsRequeue, offer.DeletionTimestamp.Add(offer.WithdrawalGrace()).Sub(now))}, nil
+		}
+		if err := r.deleteConsumerWorkloads(ctx, clusterID); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{RequeueAfter: consumerPodsRequeue}, nil
 	}
 	shared, err := r.otherOfferFor(ctx, offer)
@@ -92,6 +103,41 @@ func (r *ResourceOfferReconciler) consumerWorkloads(ctx context.Context, cluster
 		where[sp.Namespace] = c
 	}
 	return where, nil
+}
+
+// deleteConsumerWorkloads deletes the ShadowPods cluster clusterID made here,
+// then any pod of its that outlived its ShadowPod (the ShadowPod controller
+// does not recreate the pod of a ShadowPod being deleted). Only objects
+// labelled for that consumer are touched.
+func (r *ResourceOfferReconciler) deleteConsumerWorkloads(ctx context.Context, clusterID string) error {
+	selector := client.MatchingLabels{sharingv1alpha1.OriginClusterIDLabel: clusterID}
+	shadowPods := &virtualkubeletv1alpha1.ShadowPodList{}
+	if err := r.List(ctx, shadowPods, selector); err != nil && !apimeta.IsNoMatchError(err) {
+		return fmt.Errorf("listing ShadowPods labelled %s=%s: %w", sharingv1alpha1.OriginClusterIDLabel, clusterID, err)
+	}
+	for i := range shadowPods.Items {
+		if err := r.Delete(ctx, &shadowPods.Items[i]); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting %s: %w", r.describe(&shadowPods.Items[i]), err)
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, selector); err != nil {
+		return fmt.Errorf("listing Pods labelled %s=%s: %w", sharingv1alpha1.OriginClusterIDLabel, clusterID, err)
+	}
+	for i := range pods.Items {
+		if err := r.Delete(ctx, &pods.Items[i]); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting %s: %w", r.describe(&pods.Items[i]), err)
+		}
+	}
+	return nil
+}
+
+// now is the reconciler's clock.
+func (r *ResourceOfferReconciler) now() time.Time {
+	if r.Clock != nil {
+		return r.Clock()
+	}
+	return time.Now()
 }
 
 // otherOfferFor names another live offer to the same consumer: it shares the

@@ -19,6 +19,7 @@ package resourceoffer
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -102,4 +103,49 @@ func TestDeletionKeepsATenantAnotherOfferStillUses(t *testing.T) {
 	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKeyFromObject(first), &sharingv1alpha1.ResourceOffer{}))).To(BeTrue())
 	g.Expect(e.get(client.ObjectKey{Name: "liqo-tenant-rome"}, &corev1.Namespace{})).To(Succeed())
 	g.Expect(e.get(identityKey, &corev1.Secret{})).To(Succeed())
+}
+
+func TestDeletionTakesTheConsumersWorkloadsBackOnceTheGracePeriodEnds(t *testing.T) {
+	offer := newOffer("rome")
+	offer.Spec.WithdrawalGracePeriod = &metav1.Duration{Duration: time.Minute}
+	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "default-rome", Name: "web", Labels: fromRome}}
+	pod := newPod("default-rome", "web", "n1", nil, fromRome)
+	parisPod := newPod("default-paris", "web", "n1", nil, map[string]string{sharingv1alpha1.OriginClusterIDLabel: "paris-id"})
+	e := newEnv(t, offer, sp, pod, parisPod)
+	g := e.g
+	e.publish(offer)
+	g.Expect(e.c.Delete(context.Background(), offer)).To(Succeed())
+	deleted := &sharingv1alpha1.ResourceOffer{}
+	g.Expect(e.get(client.ObjectKeyFromObject(offer), deleted)).To(Succeed())
+	at := deleted.DeletionTimestamp.Time
+
+	// Within the grace period nothing of the consumer's is touched.
+	e.r.Clock = func() time.Time { return at.Add(55 * time.Second) }
+	res, got := e.mustReconcile(offer)
+	g.Expect(res.RequeueAfter).To(Equal(5*time.Second), "the next pass is when the grace period ends")
+	ready := condition(got, sharingv1alpha1.ReadyCondition)
+	g.Expect(ready.Reason).To(Equal(ConsumerStillHasPodsReason))
+	g.Expect(ready.Message).To(ContainSubstring("(spec.withdrawalGracePeriod 1m0s after the deletion) this cluster deletes them itself"))
+	g.Expect(e.get(client.ObjectKeyFromObject(sp), &virtualkubeletv1alpha1.ShadowPod{})).To(Succeed())
+	g.Expect(e.get(client.ObjectKeyFromObject(pod), &corev1.Pod{})).To(Succeed())
+
+	// After it, this cluster takes them back, then the offer goes.
+	e.r.Clock = func() time.Time { return at.Add(61 * time.Second) }
+	_, got = e.mustReconcile(offer)
+	ready = condition(got, sharingv1alpha1.ReadyCondition)
+	g.Expect(ready.Reason).To(Equal(WithdrawalGraceExpiredReason))
+	g.Expect(ready.Message).To(ContainSubstring("cluster rome-id did not take its workloads back within spec.withdrawalGracePeriod (1m0s"))
+	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKeyFromObject(sp), &virtualkubeletv1alpha1.ShadowPod{}))).To(BeTrue())
+	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKeyFromObject(pod), &corev1.Pod{}))).To(BeTrue())
+	g.Expect(e.get(client.ObjectKeyFromObject(parisPod), &corev1.Pod{})).To(Succeed(), "another consumer's pod is not touched")
+
+	_, err := e.reconcile(offer)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(apierrors.IsNotFound(e.get(client.ObjectKeyFromObject(offer), &sharingv1alpha1.ResourceOffer{}))).To(BeTrue())
+	g.Expect(apierrors.IsNotFound(e.get(identityKey, &corev1.Secret{}))).To(BeTrue(), "the consumer's identity is revoked")
+}
+
+func TestWithdrawalGraceDefaultsToTenMinutes(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(newOffer("rome").WithdrawalGrace()).To(Equal(10 * time.Minute))
 }

@@ -81,6 +81,9 @@ type ResourceOfferReconciler struct {
 	// Fabric runs this side of each consumer's tunnel; nil when the manager
 	// runs without --gateway-address.
 	Fabric *fabric.Fabric
+	// Clock reads the time a withdrawal's grace period is measured against;
+	// time.Now when nil.
+	Clock func() time.Time
 }
 
 // The manager needs every verb it grants in the consumer Role (RBAC forbids
@@ -91,7 +94,7 @@ type ResourceOfferReconciler struct {
 // +kubebuilder:rbac:groups=sharing.liqo.io,resources=resourceoffers/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=namespaces;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets;services;persistentvolumeclaims;events,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;update;patch;delete

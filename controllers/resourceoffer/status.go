@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/fluxcd/pkg/runtime/conditions"
@@ -48,6 +49,9 @@ const (
 	ConsumerTokenPendingReason = "ConsumerTokenPending"
 	// ConsumerStillHasPodsReason: a deletion waits for the consumer's workloads to leave.
 	ConsumerStillHasPodsReason = "ConsumerStillHasPods"
+	// WithdrawalGraceExpiredReason: the consumer did not drain within
+	// spec.withdrawalGracePeriod; this cluster deletes its workloads.
+	WithdrawalGraceExpiredReason = "WithdrawalGraceExpired"
 )
 
 // observation is everything one reconcile learnt; status is a pure function of it.
@@ -146,6 +150,32 @@ func deletionState(clusterID string, where map[string]workloadCount) conditionSt
 	if len(where) == 0 {
 		return conditionState{}
 	}
+	return conditionState{status: true, reason: ConsumerStillHasPodsReason, message: fmt.Sprintf(
+		"deleting: cluster %s still has %s; the tenant namespace and identity stay until the consumer drains them by unpeering, or someone deletes them (label %s=%s)",
+		clusterID, describeWorkloads(where), sharingv1alpha1.OriginClusterIDLabel, clusterID)}
+}
+
+// withdrawalState is deletionState within the withdrawal grace period, which
+// it says when ends; expired is true once it has, and the state then says
+// that this cluster deletes the consumer's workloads itself.
+func withdrawalState(clusterID string, where map[string]workloadCount, deleted time.Time, grace time.Duration, now time.Time) (st conditionState, expired bool) {
+	st = deletionState(clusterID, where)
+	if !st.status {
+		return st, false
+	}
+	deadline := deleted.Add(grace)
+	if now.Before(deadline) {
+		st.message += fmt.Sprintf("; at %s (spec.withdrawalGracePeriod %s after the deletion) this cluster deletes them itself",
+			deadline.UTC().Format(time.RFC3339), grace)
+		return st, false
+	}
+	return conditionState{status: true, reason: WithdrawalGraceExpiredReason, message: fmt.Sprintf(
+		"deleting: cluster %s did not take its workloads back within spec.withdrawalGracePeriod (%s, ended %s): this cluster deletes its %s",
+		clusterID, grace, deadline.UTC().Format(time.RFC3339), describeWorkloads(where))}, true
+}
+
+// describeWorkloads says "2 pod(s) and 2 ShadowPod(s) here (ns: 2 pod(s), 2 ShadowPod(s))".
+func describeWorkloads(where map[string]workloadCount) string {
 	namespaces := make([]string, 0, len(where))
 	for ns := range where {
 		namespaces = append(namespaces, ns)
@@ -158,9 +188,7 @@ func deletionState(clusterID string, where map[string]workloadCount) conditionSt
 		pods, shadowPods = pods+c.pods, shadowPods+c.shadowPods
 		parts = append(parts, fmt.Sprintf("%s: %d pod(s), %d ShadowPod(s)", ns, c.pods, c.shadowPods))
 	}
-	return conditionState{status: true, reason: ConsumerStillHasPodsReason, message: fmt.Sprintf(
-		"deleting: cluster %s still has %d pod(s) and %d ShadowPod(s) here (%s); the tenant namespace and identity stay until the consumer drains them by unpeering, or someone deletes them (label %s=%s)",
-		clusterID, pods, shadowPods, strings.Join(parts, "; "), sharingv1alpha1.OriginClusterIDLabel, clusterID)}
+	return fmt.Sprintf("%d pod(s) and %d ShadowPod(s) here (%s)", pods, shadowPods, strings.Join(parts, "; "))
 }
 
 func formatResources(rl corev1.ResourceList) string {

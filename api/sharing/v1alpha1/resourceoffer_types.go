@@ -17,6 +17,8 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"time"
+
 	"github.com/fluxcd/pkg/apis/meta"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -91,10 +93,33 @@ type ResourceOfferSpec struct {
 	// +optional
 	StorageClassName string `json:"storageClassName,omitempty"`
 
+	// WithdrawalGracePeriod is how long the consumer has, once this offer is
+	// deleted, to take back what it runs here by unpeering. Meanwhile no new
+	// ShadowPod of the consumer's is admitted and nothing of its is touched.
+	// When it runs out, this cluster deletes the consumer's ShadowPods and
+	// their pods itself, then its identity and tenant namespace, and the
+	// offer goes: a consumer that vanished cannot hold the offer for ever.
+	// A Go duration ("10m", "1h30m"); defaults to 10m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"
+	WithdrawalGracePeriod *metav1.Duration `json:"withdrawalGracePeriod,omitempty"`
+
 	// Suspend stops the controller from recomputing or publishing the offer;
 	// the last published offer stays in place.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+}
+
+// DefaultWithdrawalGracePeriod is spec.withdrawalGracePeriod when unset.
+const DefaultWithdrawalGracePeriod = 10 * time.Minute
+
+// WithdrawalGrace is spec.withdrawalGracePeriod, or its default.
+func (o *ResourceOffer) WithdrawalGrace() time.Duration {
+	if o.Spec.WithdrawalGracePeriod == nil {
+		return DefaultWithdrawalGracePeriod
+	}
+	return o.Spec.WithdrawalGracePeriod.Duration
 }
 
 // PodSecurityLevel names a Pod Security Standard a provider holds offloaded
