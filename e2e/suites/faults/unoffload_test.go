@@ -107,7 +107,7 @@ var _ = Describe("unoffloading a Remote-strategy namespace guarded by a PodDisru
 			g.Expect(c.Shadows).To(BeEmpty(), "milan keeps no ShadowPod")
 			g.Expect(c.Remote).To(BeEmpty(), "milan keeps no pod")
 		}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
-		GinkgoWriter.Printf("unoffloaded %s after the budget allowed it\n", time.Since(start).Round(time.Second))
+		GinkgoWriter.Printf("unoffloaded %s after the NamespaceOffloading was deleted, budget hold and manager restart included\n", time.Since(start).Round(time.Second))
 		AddReportEntry("unoffload under a PodDisruptionBudget: from delete to converged", time.Since(start).Round(time.Second).String())
 
 		Eventually(func(g Gomega) {
