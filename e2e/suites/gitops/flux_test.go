@@ -267,8 +267,12 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		Eventually(func(g Gomega) {
 			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, &sharingv1alpha1.ResourceOffer{}))).To(BeTrue(), "milan: the offer to rome still exists")
 			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Name: "milan"}, &discoveryv1alpha1.ForeignCluster{}))).To(BeTrue(), "rome: the ForeignCluster milan still exists")
+			// Brought back into a namespace still terminating, the config's
+			// apply fails its dry-run as a whole and Flux retries only at its
+			// 10 m interval.
+			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Name: demoNamespace}, &corev1.Namespace{}))).To(BeTrue(), "rome: Namespace %s still exists", demoNamespace)
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
-		GinkgoWriter.Printf("rome unpeered and milan's offer gone %s after rome's config was removed\n", time.Since(start).Round(100*time.Millisecond))
+		GinkgoWriter.Printf("rome unpeered, its config pruned and milan's offer gone %s after rome's config was removed\n", time.Since(start).Round(100*time.Millisecond))
 
 		start = time.Now()
 		sha, err := gitops.Repo.Restore(ctx, "Bring back rome's config", initial, "clusters/rome")
