@@ -270,6 +270,20 @@ func (r *Runtime) Ensure(ctx context.Context, p Peer) (virtualnode.Health, error
 	return s.ensure(ctx, runCtx, p)
 }
 
+// Provider returns the client and tenant namespace of a peering the Runtime
+// has ensured, while its session lives: what unpeering uses to release what
+// this consumer holds on the provider before Stop. ok is false for a peer
+// with no session, or one that was never ensured.
+func (r *Runtime) Provider(name string) (provider kubernetes.Interface, tenantNamespace string, ok bool) {
+	r.mu.Lock()
+	s := r.sessions[name]
+	r.mu.Unlock()
+	if s == nil {
+		return nil, "", false
+	}
+	return s.ensured()
+}
+
 // Withdraw removes a peer from the remote.Registry so nothing new is offloaded
 // to it, leaving its session running until Stop.
 func (r *Runtime) Withdraw(clusterID string) {

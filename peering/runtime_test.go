@@ -47,6 +47,30 @@ func TestConnectRebuildsTheClientOnlyWhenTheServerChanges(t *testing.T) {
 	g.Expect(d).NotTo(BeIdenticalTo(a), "a new server needs new clients")
 }
 
+// TestProviderIsLentOnlyByAnEnsuredSession: unpeering uses the session's
+// client and tenant namespace, which exist only once the peering was ensured
+// and until its session stops.
+func TestProviderIsLentOnlyByAnEnsuredSession(t *testing.T) {
+	g := NewWithT(t)
+	rt, _ := New(Options{})
+	_, _, ok := rt.Provider("milan")
+	g.Expect(ok).To(BeFalse(), "no session")
+	cs, err := rt.Connect("milan", &rest.Config{Host: "https://milan:6443"}, "fp")
+	g.Expect(err).NotTo(HaveOccurred())
+	_, _, ok = rt.Provider("milan")
+	g.Expect(ok).To(BeFalse(), "connected, never ensured: the tenant namespace is unknown")
+	rt.mu.Lock()
+	rt.sessions["milan"].tenant = "liqo-tenant-rome" // what a successful Ensure records
+	rt.mu.Unlock()
+	got, tenant, ok := rt.Provider("milan")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(got).To(BeIdenticalTo(cs))
+	g.Expect(tenant).To(Equal("liqo-tenant-rome"))
+	rt.Stop("milan")
+	_, _, ok = rt.Provider("milan")
+	g.Expect(ok).To(BeFalse(), "stopped")
+}
+
 func TestSessionsAreCountedInTheManagersRegistry(t *testing.T) {
 	g := NewWithT(t)
 	reg := prometheus.NewRegistry()

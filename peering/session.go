@@ -85,6 +85,9 @@ type Session struct {
 	reflection *reflection.Set
 	// workers are the pod side's loops, waited for when the session stops.
 	workers sync.WaitGroup
+	// tenant is the consumer's tenant namespace on the provider, known once
+	// the peering is ensured.
+	tenant string
 }
 
 // workerStopGrace bounds how long stopping a session waits for its loops,
@@ -118,6 +121,14 @@ func (s *Session) connect(cfg *rest.Config, fingerprint string) (kubernetes.Inte
 	}
 	s.fingerprint, s.provider, s.config, s.token = fingerprint, cs, config, token
 	return cs, nil
+}
+
+// ensured returns the provider's client and the tenant namespace once the
+// peering has been ensured.
+func (s *Session) ensured() (kubernetes.Interface, string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.provider, s.tenant, s.provider != nil && s.tenant != ""
 }
 
 func (s *Session) running() bool {
@@ -156,6 +167,7 @@ func (s *Session) ensure(ctx, runCtx context.Context, p Peer) (virtualnode.Healt
 	} else if err := s.runner.Update(ctx, p.Node, probe); err != nil {
 		return virtualnode.Health{}, err
 	}
+	s.tenant = p.TenantNamespace
 	if o.Peers != nil {
 		o.Peers.Set(remote.Peer{ClusterID: p.ClusterID, ClusterName: p.ClusterName, NodeName: p.Node.Name,
 			TenantNamespace: p.TenantNamespace, Config: s.config, Client: s.provider})

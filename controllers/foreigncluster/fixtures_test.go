@@ -18,6 +18,7 @@ package foreigncluster
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 
@@ -58,6 +59,8 @@ type fakeRuntime struct {
 	withdrawn []string
 	stopped   []string
 	health    virtualnode.Health
+	// noSession: the manager restarted, no session lends a client.
+	noSession bool
 }
 
 func newFakeRuntime() *fakeRuntime {
@@ -91,6 +94,17 @@ func (f *fakeRuntime) Stop(name string) {
 	f.mu.Lock()
 	f.stopped = append(f.stopped, name)
 	f.mu.Unlock()
+}
+
+// Provider lends the provider's client as a running session would: until
+// the session is stopped, and never with noSession.
+func (f *fakeRuntime) Provider(name string) (kubernetes.Interface, string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.noSession || slices.Contains(f.stopped, name) {
+		return nil, "", false
+	}
+	return f.provider, tenant, true
 }
 
 type fcOpt func(*discoveryv1alpha1.ForeignCluster)

@@ -43,11 +43,14 @@ import (
 	"github.com/spillway-dev/spillway/peering/virtualnode"
 )
 
-// Finalizer holds a ForeignCluster until its virtual node is drained and gone.
+// Finalizer holds a ForeignCluster until its virtual node is drained, the
+// provider has removed the twin namespaces this cluster asked for, and the
+// node is gone.
 const Finalizer = "spillway.liqo.io/foreigncluster"
 
 // PeeringRuntime runs the live side of each peering (peering.Runtime); the
-// reconciler only asks it to connect, ensure or stop, so tests can fake it.
+// reconciler only asks it to connect, ensure or stop, and for the provider's
+// client while unpeering, so tests can fake it.
 type PeeringRuntime interface {
 	// Connect returns the provider's client for these credentials.
 	Connect(name string, cfg *rest.Config, fingerprint string) (kubernetes.Interface, error)
@@ -57,6 +60,9 @@ type PeeringRuntime interface {
 	Withdraw(clusterID string)
 	// Stop ends the peering's workers; nothing is deleted.
 	Stop(name string)
+	// Provider returns the provider's client and the tenant namespace of a
+	// peering ensured by a session that still runs.
+	Provider(name string) (provider kubernetes.Interface, tenantNamespace string, ok bool)
 }
 
 // ForeignClusterReconciler peers this cluster (the consumer) with providers.
@@ -119,7 +125,7 @@ func (r *ForeignClusterReconciler) reconcile(ctx context.Context, fc *discoveryv
 	}
 	obs.incoming = incoming
 	if !obs.outgoingEnabled {
-		if obs.podsToEvict, err = r.unpeer(ctx, fc); err != nil {
+		if obs.unpeering, err = r.unpeer(ctx, fc); err != nil {
 			return ctrl.Result{}, err
 		}
 		if obs.nodeName, err = r.existingNode(ctx, fc); err != nil {

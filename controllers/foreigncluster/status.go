@@ -55,9 +55,41 @@ type observation struct {
 	nodeName        string
 	nodeHealth      *virtualnode.Health
 	incoming        bool
-	podsToEvict     int
+	unpeering       unpeering
 	// network is the fabric's state of this peering; nil when no gateway is wanted.
 	network *fabric.State
+}
+
+// unpeering is what one pass of unpeering left to do, in its order: evict
+// the virtual node's pods, have the provider release the twins this cluster
+// asked for, then delete the node.
+type unpeering struct {
+	podsToEvict int
+	// twinRequests are the twin-namespace requests the provider still holds.
+	twinRequests []string
+	// providerErr: the provider could not be asked to release them.
+	providerErr error
+}
+
+// done says the node may go: its pods are gone and so are its twins.
+func (u unpeering) done() bool {
+	return u.podsToEvict == 0 && len(u.twinRequests) == 0 && u.providerErr == nil
+}
+
+// unpeeringProgress says what unpeering waits for, "" once nothing is left.
+func unpeeringProgress(node string, u unpeering) string {
+	switch {
+	case u.podsToEvict > 0:
+		return fmt.Sprintf("virtual node %s cordoned, %d pod(s) still to evict", node, u.podsToEvict)
+	case u.providerErr != nil:
+		return fmt.Sprintf("cannot reach the provider to release the twin namespaces this cluster requested there, so they and the peering stay: %v", u.providerErr)
+	case len(u.twinRequests) > 0:
+		return fmt.Sprintf("waiting for the provider to remove %d twin namespace(s) this cluster requested (requests %s)",
+			len(u.twinRequests), strings.Join(u.twinRequests, ", "))
+	case node != "":
+		return fmt.Sprintf("virtual node %s is being deleted", node)
+	}
+	return ""
 }
 
 // peeringState is the computed status: Liqo's peering conditions plus Ready.
@@ -86,9 +118,9 @@ func computeState(o observation) peeringState {
 		return s
 	}
 	if !o.outgoingEnabled {
-		if o.podsToEvict > 0 || o.nodeName != "" {
+		if progress := unpeeringProgress(o.nodeName, o.unpeering); progress != "" {
 			s.outgoing = discoveryv1alpha1.PeeringConditionStatusDisconnecting
-			return fail(ReasonUnpeering, false, "unpeering: virtual node %s cordoned, %d pod(s) still to evict", o.nodeName, o.podsToEvict)
+			return fail(ReasonUnpeering, false, "unpeering: %s", progress)
 		}
 		s.ready, s.reason = true, discoveryv1alpha1.PeeringDisabledReason
 		s.message = "outgoing peering is disabled (spec.outgoingPeeringEnabled: No); no virtual node"

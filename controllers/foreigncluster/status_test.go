@@ -59,7 +59,14 @@ func withNodeDown(o *observation) {
 }
 func withNoNode(o *observation) { o.nodeName = "" }
 func withPodsToEvict(n int) obsOpt {
-	return func(o *observation) { o.podsToEvict = n; o.outgoingEnabled = false }
+	return func(o *observation) { o.unpeering.podsToEvict = n; o.outgoingEnabled = false }
+}
+func withTwinsHeld(names ...string) obsOpt {
+	return func(o *observation) { o.unpeering.twinRequests = names; o.outgoingEnabled = false }
+}
+func withProviderAway(o *observation) {
+	o.unpeering.providerErr = errors.New("dial tcp: connection refused")
+	o.outgoingEnabled = false
 }
 func withIncoming(o *observation) { o.incoming = true }
 
@@ -80,6 +87,10 @@ func TestComputeState(t *testing.T) {
 		{name: "outgoing disabled", obs: newObservation(withOutgoingDisabled), ready: true, reason: discoveryv1alpha1.PeeringDisabledReason,
 			auth: "None", out: "None", messageSubstr: "spec.outgoingPeeringEnabled"},
 		{name: "unpeering", obs: newObservation(withPodsToEvict(2)), reason: ReasonUnpeering, auth: "None", out: "Disconnecting", messageSubstr: "2 pod(s)"},
+		{name: "unpeering waits for the twins", obs: newObservation(withTwinsHeld("liqo-twin-a", "liqo-twin-b")), reason: ReasonUnpeering, auth: "None",
+			out: "Disconnecting", messageSubstr: "remove 2 twin namespace(s) this cluster requested (requests liqo-twin-a, liqo-twin-b)"},
+		{name: "unpeering with the provider away", obs: newObservation(withProviderAway), reason: ReasonUnpeering, auth: "None",
+			out: "Disconnecting", messageSubstr: "cannot reach the provider to release the twin namespaces this cluster requested there, so they and the peering stay: dial tcp"},
 		{name: "secret missing", obs: newObservation(withSecretMissing), reason: discoveryv1alpha1.CredentialsNotFoundReason,
 			auth: "Pending", out: "Pending", messageSubstr: "liqo/milan-credentials"},
 		{name: "bad token", obs: newObservation(withRemoteErr(unauthorized), withNoNode), reason: discoveryv1alpha1.AuthenticationFailedReason,

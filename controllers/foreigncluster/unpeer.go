@@ -35,33 +35,66 @@ import (
 )
 
 // unpeer cordons the virtual node, evicts its pods through the Eviction API
-// (so PodDisruptionBudgets hold), and deletes the node once it is empty. It
-// returns how many pods are still to go. Nothing on the provider is touched:
-// the provider cleans up its side when its offer is removed from git.
-func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (int, error) {
+// (so PodDisruptionBudgets hold), then, once the node is empty and while the
+// session still runs, withdraws this cluster's twin-namespace requests on the
+// provider and waits for the provider to remove the twins. Only then does it
+// stop the session and delete the node. The result says what is left to do.
+// Nothing else on the provider is touched: the provider cleans up its side
+// when its offer is removed from git, and an unreachable provider keeps
+// everything, the finalizer included.
+func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (unpeering, error) {
 	// No new offloading towards a peer being unpeered.
 	r.Runtime.Withdraw(fc.Spec.ClusterIdentity.ClusterID)
-	name, err := r.existingNode(ctx, fc)
+	node, err := r.virtualNode(ctx, fc)
 	if err != nil {
-		return 0, err
+		return unpeering{}, err
 	}
-	if name == "" {
-		r.Runtime.Stop(fc.Name)
-		return 0, r.releaseNetwork(ctx, fc)
+	if node != nil {
+		left, err := r.evictPods(ctx, node)
+		if err != nil || left > 0 {
+			return unpeering{podsToEvict: left}, err
+		}
+	}
+	if u := r.releaseProviderTwins(ctx, fc, node != nil); !u.done() {
+		return u, nil
+	}
+	r.Runtime.Stop(fc.Name)
+	if node != nil {
+		if err := r.Delete(ctx, node); client.IgnoreNotFound(err) != nil {
+			return unpeering{}, fmt.Errorf("deleting virtual node %s: %w", node.Name, err)
+		}
+	}
+	return unpeering{}, r.releaseNetwork(ctx, fc)
+}
+
+// virtualNode returns the peering's virtual node, nil if there is none.
+func (r *ForeignClusterReconciler) virtualNode(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (*corev1.Node, error) {
+	name, err := r.existingNode(ctx, fc)
+	if err != nil || name == "" {
+		return nil, err
 	}
 	node := &corev1.Node{}
 	if err := r.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
-		return 0, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading virtual node %s: %w", name, err)
 	}
+	return node, nil
+}
+
+// evictPods cordons the node and evicts its pods; it returns how many are
+// still bound to it.
+func (r *ForeignClusterReconciler) evictPods(ctx context.Context, node *corev1.Node) (int, error) {
 	if !node.Spec.Unschedulable {
 		base := node.DeepCopy()
 		node.Spec.Unschedulable = true
 		if err := r.Patch(ctx, node, client.MergeFrom(base)); err != nil {
-			return 0, fmt.Errorf("cordoning %s: %w", name, err)
+			return 0, fmt.Errorf("cordoning %s: %w", node.Name, err)
 		}
 	}
 	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("spec.nodeName", name)}); err != nil {
+	if err := r.List(ctx, pods, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("spec.nodeName", node.Name)}); err != nil {
 		return 0, err
 	}
 	for i := range pods.Items {
@@ -71,21 +104,14 @@ func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1al
 		}
 		ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
 		if err := r.SubResource("eviction").Create(ctx, p, ev); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsTooManyRequests(err) {
-			return len(pods.Items), fmt.Errorf("evicting %s/%s from %s: %w", p.Namespace, p.Name, name, err)
+			return len(pods.Items), fmt.Errorf("evicting %s/%s from %s: %w", p.Namespace, p.Name, node.Name, err)
 		}
 	}
-	if len(pods.Items) > 0 {
-		return len(pods.Items), nil
-	}
-	r.Runtime.Stop(fc.Name)
-	if err := r.Delete(ctx, node); client.IgnoreNotFound(err) != nil {
-		return 0, fmt.Errorf("deleting virtual node %s: %w", name, err)
-	}
-	return 0, r.releaseNetwork(ctx, fc)
+	return len(pods.Items), nil
 }
 
 func (r *ForeignClusterReconciler) reconcileDelete(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (ctrl.Result, error) {
-	remaining, err := r.unpeer(ctx, fc)
+	u, err := r.unpeer(ctx, fc)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -93,8 +119,8 @@ func (r *ForeignClusterReconciler) reconcileDelete(ctx context.Context, fc *disc
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if remaining > 0 || node != "" {
-		fluxstatus.MarkNotReady(fc, false, ReasonUnpeering, "deleting: virtual node cordoned, %d pod(s) still to evict", remaining)
+	if progress := unpeeringProgress(node, u); progress != "" {
+		fluxstatus.MarkNotReady(fc, false, ReasonUnpeering, "deleting: %s", progress)
 		return ctrl.Result{RequeueAfter: fc.GetRequeueAfter()}, nil
 	}
 	controllerutil.RemoveFinalizer(fc, Finalizer)

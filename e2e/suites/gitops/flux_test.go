@@ -62,8 +62,9 @@ const (
 var appliedLayers = []string{"spillway-crds", "fleet-secrets", "spillway-install", "spillway-config"}
 
 var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() {
-	var initial string    // the fleet's commit the lab started from
-	var prunedTwin string // milan's twin of rome's liqo-demo, once pruned
+	var initial string         // the fleet's commit the lab started from
+	var prunedTwin string      // milan's twin of rome's liqo-demo, once pruned
+	var twinGone <-chan string // how long after the prune commit milan's twin was first seen gone
 
 	BeforeAll(func(ctx context.Context) {
 		var err error
@@ -166,6 +167,7 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 
 		start := time.Now()
 		sha := commitRemoval(ctx, "rome")
+		twinGone = whenGone(milanC, &corev1.Namespace{ObjectMeta: meta("", twin)}, start, 4*time.Minute)
 		syncFlux(ctx, rome, sha)
 		Eventually(func(g Gomega) {
 			for _, o := range []client.Object{
@@ -190,16 +192,25 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		prunedTwin = twin
 	}, SpecTimeout(4*time.Minute))
 
-	// Known gap, for the controllers: Flux deletes the ForeignCluster and the
-	// NamespaceOffloading together; when the peering is gone first, the
-	// offloading's finalizer has no peer to withdraw its twin request from,
-	// and milan keeps the (empty) twin namespace. Enable when the
-	// ForeignCluster's finalizer releases its twins first.
-	PIt("leaves no twin namespace on milan once rome's config is pruned", func(ctx context.Context) {
-		Eventually(func() bool {
-			return apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Name: prunedTwin}, &corev1.Namespace{}))
-		}).WithContext(ctx).WithTimeout(time.Minute).Should(BeTrue(), "milan: the twin namespace %s still exists", prunedTwin)
-	})
+	// Flux deletes the ForeignCluster and the NamespaceOffloading together,
+	// and the peer leaves rome's registry when unpeering begins, so the
+	// offloading's finalizer may find no peer to withdraw its twin request
+	// from: the ForeignCluster's finalizer withdraws rome's twin requests on
+	// milan itself before it stops the peering.
+	It("leaves no twin namespace on milan once rome's config is pruned", func(ctx context.Context) {
+		Expect(prunedTwin).NotTo(BeEmpty(), "the prune spec did not run")
+		Eventually(func(g Gomega) {
+			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Name: prunedTwin}, &corev1.Namespace{}))).To(BeTrue(),
+				"milan: the twin namespace %s still exists", prunedTwin)
+			requests := &corev1.ConfigMapList{}
+			g.Expect(milanC.List(ctx, requests, client.MatchingLabels{sharingv1alpha1.TwinRequestLabel: "true"})).To(Succeed())
+			g.Expect(requests.Items).To(BeEmpty(), "milan: twin-namespace requests left")
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+		var gone string
+		Eventually(twinGone).WithContext(ctx).WithTimeout(5*time.Second).Should(Receive(&gone), "the poller of the twin namespace gave up")
+		GinkgoWriter.Printf("milan's twin namespace %s gone %s after the prune commit\n", prunedTwin, gone)
+		AddReportEntry("milan's twin namespace gone after the prune commit in", gone)
+	}, SpecTimeout(2*time.Minute))
 
 	It("peers again when rome's config comes back in git, and applies nothing more", func(ctx context.Context) {
 		start := time.Now()
@@ -256,8 +267,12 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		Eventually(func(g Gomega) {
 			g.Expect(apierrors.IsNotFound(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, &sharingv1alpha1.ResourceOffer{}))).To(BeTrue(), "milan: the offer to rome still exists")
 			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Name: "milan"}, &discoveryv1alpha1.ForeignCluster{}))).To(BeTrue(), "rome: the ForeignCluster milan still exists")
+			// Brought back into a namespace still terminating, the config's
+			// apply fails its dry-run as a whole and Flux retries only at its
+			// 10 m interval.
+			g.Expect(apierrors.IsNotFound(romeC.Get(ctx, client.ObjectKey{Name: demoNamespace}, &corev1.Namespace{}))).To(BeTrue(), "rome: Namespace %s still exists", demoNamespace)
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
-		GinkgoWriter.Printf("rome unpeered and milan's offer gone %s after rome's config was removed\n", time.Since(start).Round(100*time.Millisecond))
+		GinkgoWriter.Printf("rome unpeered, its config pruned and milan's offer gone %s after rome's config was removed\n", time.Since(start).Round(100*time.Millisecond))
 
 		start = time.Now()
 		sha, err := gitops.Repo.Restore(ctx, "Bring back rome's config", initial, "clusters/rome")
@@ -287,6 +302,33 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 
 	uninstallSpec()
 })
+
+// whenGone polls obj on c (every 200 ms, for at most limit) from now on,
+// and sends once how long after since it was first not found; the channel
+// closes without a value if it never was.
+func whenGone(c client.Client, obj client.Object, since time.Time, limit time.Duration) <-chan string {
+	out := make(chan string, 1)
+	go func() {
+		defer GinkgoRecover()
+		defer close(out)
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object)); apierrors.IsNotFound(err) {
+				out <- time.Since(since).Round(100 * time.Millisecond).String()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return out
+}
 
 // healthChecked lists the health checks of a cluster's live spillway-config.
 func healthChecked(ctx context.Context, c client.Client) []string {
