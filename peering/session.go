@@ -46,6 +46,9 @@ type Peer struct {
 	// Node is what the virtual node advertises; Address and Port are the
 	// Runtime's own.
 	Node virtualnode.Spec
+	// Draining runs the session only to hand back the pods still on the
+	// virtual node: the peer is not (re)registered for new offloading.
+	Draining bool
 }
 
 // remoteScheme is what the consumer writes on a provider.
@@ -168,7 +171,7 @@ func (s *Session) ensure(ctx, runCtx context.Context, p Peer) (virtualnode.Healt
 		return virtualnode.Health{}, err
 	}
 	s.tenant = p.TenantNamespace
-	if o.Peers != nil {
+	if o.Peers != nil && !p.Draining {
 		o.Peers.Set(remote.Peer{ClusterID: p.ClusterID, ClusterName: p.ClusterName, NodeName: p.Node.Name,
 			TenantNamespace: p.TenantNamespace, Config: s.config, Client: s.provider})
 	}

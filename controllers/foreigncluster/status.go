@@ -69,6 +69,9 @@ type unpeering struct {
 	twinRequests []string
 	// providerErr: the provider could not be asked to release them.
 	providerErr error
+	// drainErr: no session runs to hand the pods back, and none could be
+	// started (keepDraining).
+	drainErr error
 }
 
 // done says the node may go: its pods are gone and so are its twins.
@@ -79,6 +82,8 @@ func (u unpeering) done() bool {
 // unpeeringProgress says what unpeering waits for, "" once nothing is left.
 func unpeeringProgress(node string, u unpeering) string {
 	switch {
+	case u.podsToEvict > 0 && u.drainErr != nil:
+		return fmt.Sprintf("virtual node %s cordoned, %d pod(s) still to evict, which stay until a session can hand them back: %v", node, u.podsToEvict, u.drainErr)
 	case u.podsToEvict > 0:
 		return fmt.Sprintf("virtual node %s cordoned, %d pod(s) still to evict", node, u.podsToEvict)
 	case u.providerErr != nil:

@@ -51,8 +51,11 @@ func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1al
 	}
 	if node != nil {
 		left, err := r.evictPods(ctx, node)
-		if err != nil || left > 0 {
+		if err != nil {
 			return unpeering{podsToEvict: left}, err
+		}
+		if left > 0 {
+			return unpeering{podsToEvict: left, drainErr: r.keepDraining(ctx, fc)}, nil
 		}
 	}
 	if u := r.releaseProviderTwins(ctx, fc, node != nil); !u.done() {
