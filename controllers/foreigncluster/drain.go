@@ -20,9 +20,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	"github.com/spillway-dev/spillway/peering"
 )
@@ -40,27 +37,15 @@ func (r *ForeignClusterReconciler) keepDraining(ctx context.Context, fc *discove
 	if _, _, running := r.Runtime.Provider(fc.Name); running {
 		return nil
 	}
-	if fc.Spec.CredentialsSecretRef == nil {
-		return fmt.Errorf("unpeering %s: no session runs to hand its pods back, and spec.credentialsSecretRef is not set to start one", fc.Name)
-	}
-	key := types.NamespacedName{Namespace: fc.CredentialsNamespace(), Name: fc.Spec.CredentialsSecretRef.Name}
-	secret := &corev1.Secret{}
-	if err := r.Get(ctx, key, secret); err != nil {
-		return fmt.Errorf("unpeering %s: no session runs to hand its pods back; reading credentials %s to start one: %w", fc.Name, key, err)
-	}
-	creds, err := credentialsFromSecret(secret)
+	provider, tenant, err := r.connectWithoutSession(ctx, fc)
 	if err != nil {
 		return err
 	}
-	provider, err := r.Runtime.Connect(fc.Name, creds.config, creds.fingerprint)
-	if err != nil {
-		return fmt.Errorf("secret %s: %w", key, err)
-	}
-	offer, err := readRemoteOffer(ctx, provider, creds.namespace)
+	offer, err := readRemoteOffer(ctx, provider, tenant)
 	if err != nil {
 		return fmt.Errorf("unpeering %s: no session runs to hand its pods back; reading the provider's offer to start one: %w", fc.Name, err)
 	}
 	_, err = r.Runtime.Ensure(ctx, peering.Peer{Name: fc.Name, ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc),
-		TenantNamespace: creds.namespace, Node: nodeSpec(fc, offer), Draining: true})
+		TenantNamespace: tenant, Node: nodeSpec(fc, offer), Draining: true})
 	return err
 }

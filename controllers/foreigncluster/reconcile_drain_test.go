@@ -66,7 +66,7 @@ func TestReconcileDeleteSaysWhyItCannotDrain(t *testing.T) {
 	g.Expect(rt.ensured).To(BeEmpty())
 	g.Expect(readyOf(fc).Message).To(And(
 		ContainSubstring("1 pod(s) still to evict, which stay until a session can hand them back"),
-		ContainSubstring("reading credentials liqo/milan-credentials to start one")))
+		ContainSubstring("its credentials secret liqo/milan-credentials is gone")))
 	g.Expect(fc.Finalizers).To(ContainElement(Finalizer))
 }
 

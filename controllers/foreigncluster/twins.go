@@ -48,7 +48,7 @@ func (r *ForeignClusterReconciler) releaseProviderTwins(ctx context.Context, fc 
 	if !ok {
 		// The manager restarted since the peering was ensured.
 		var err error
-		if provider, tenant, err = r.connectForRelease(ctx, fc); err != nil {
+		if provider, tenant, err = r.connectWithoutSession(ctx, fc); err != nil {
 			return unpeering{providerErr: err}
 		}
 	}
@@ -63,9 +63,9 @@ func (r *ForeignClusterReconciler) releaseProviderTwins(ctx context.Context, fc 
 	return unpeering{twinRequests: held, providerErr: err}
 }
 
-// connectForRelease connects to the provider with the credentials Secret,
+// connectWithoutSession connects to the provider with the credentials Secret,
 // for a peering whose session is gone.
-func (r *ForeignClusterReconciler) connectForRelease(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (kubernetes.Interface, string, error) {
+func (r *ForeignClusterReconciler) connectWithoutSession(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (kubernetes.Interface, string, error) {
 	if fc.Spec.CredentialsSecretRef == nil {
 		return nil, "", errors.New("the peering has no session and spec.credentialsSecretRef is not set")
 	}

@@ -53,11 +53,7 @@ var _ = Describe("unoffloading a Remote-strategy namespace guarded by a PodDisru
 		// namespace is offloaded, and must stop doing so once it is not.
 		web.Spec.Template.Spec.Tolerations, web.Spec.Template.Spec.Affinity = nil, nil
 		Expect(romeC.Create(ctx, web)).To(Succeed())
-		pdb := &policyv1.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(0)),
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
-		}
+		pdb := noDisruptionBudget(ns, "web")
 		Expect(romeC.Create(ctx, pdb)).To(Succeed())
 		var before Census
 		Eventually(func(g Gomega) {
@@ -134,4 +130,14 @@ func expectRunningLocally(ctx context.Context, ns, name string) {
 		g.Expect(p.Spec.NodeName).NotTo(Equal("liqo-milan"))
 		g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning))
 	}).WithContext(ctx).WithTimeout(60*time.Second).Should(Succeed(), "pod %s/%s Running in rome", ns, name)
+}
+
+// noDisruptionBudget guards the pods labelled app=app in ns and allows no
+// disruption at all: every eviction of them is refused.
+func noDisruptionBudget(ns, app string) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: app},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(0)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}},
+	}
 }

@@ -29,12 +29,9 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
@@ -54,11 +51,7 @@ var _ = Describe("unpeering milan while pods run there", func() {
 		offload(ctx, ns, offloadingv1alpha1.RemotePodOffloadingStrategy)
 		web := deployment(ns, "web", 2)
 		Expect(romeC.Create(ctx, web)).To(Succeed())
-		pdb := &policyv1.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(0)),
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
-		}
+		pdb := noDisruptionBudget(ns, "web")
 		Expect(romeC.Create(ctx, pdb)).To(Succeed())
 		var before Census
 		Eventually(func(g Gomega) {
