@@ -17,12 +17,16 @@ limitations under the License.
 package foreigncluster
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 // stuckPod is a pod on milan's virtual node that an eviction only marks
@@ -81,4 +85,25 @@ func TestReconcileDeleteLeavesARunningSessionAlone(t *testing.T) {
 
 	g.Expect(rt.connects).To(BeEmpty())
 	g.Expect(rt.ensured).To(BeEmpty())
+}
+
+// TestReconcileDeleteNamesTheBudgetThatHoldsAPod: an eviction refused by a
+// PodDisruptionBudget is retried, and Ready says which budget and why.
+func TestReconcileDeleteNamesTheBudgetThatHoldsAPod(t *testing.T) {
+	g := NewWithT(t)
+	rt := newFakeRuntime()
+	r, c := deletedForeignCluster(g, rt, stuckPod())
+	budget := "The disruption budget web needs 1 healthy pods and has 1 currently"
+	r.Client = interceptor.NewClient(c.(client.WithWatch), interceptor.Funcs{
+		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, req client.Object, opts ...client.SubResourceCreateOption) error {
+			err := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause, Message: budget}}
+			return err
+		}})
+
+	fc := reconcileAndGet(t, r, c)
+
+	g.Expect(readyOf(fc).Message).To(Equal("deleting: virtual node liqo-milan cordoned, 1 pod(s) still to evict; " +
+		"the eviction of pod demo/web is refused by a PodDisruptionBudget: " + budget))
+	g.Expect(fc.Finalizers).To(ContainElement(Finalizer))
 }

@@ -69,6 +69,8 @@ type unpeering struct {
 	twinRequests []string
 	// providerErr: the provider could not be asked to release them.
 	providerErr error
+	// blockedBy says which PodDisruptionBudget refused an eviction.
+	blockedBy string
 	// drainErr: no session runs to hand the pods back, and none could be
 	// started (keepDraining).
 	drainErr error
@@ -82,10 +84,15 @@ func (u unpeering) done() bool {
 // unpeeringProgress says what unpeering waits for, "" once nothing is left.
 func unpeeringProgress(node string, u unpeering) string {
 	switch {
-	case u.podsToEvict > 0 && u.drainErr != nil:
-		return fmt.Sprintf("virtual node %s cordoned, %d pod(s) still to evict, which stay until a session can hand them back: %v", node, u.podsToEvict, u.drainErr)
 	case u.podsToEvict > 0:
-		return fmt.Sprintf("virtual node %s cordoned, %d pod(s) still to evict", node, u.podsToEvict)
+		msg := fmt.Sprintf("virtual node %s cordoned, %d pod(s) still to evict", node, u.podsToEvict)
+		if u.drainErr != nil {
+			msg += fmt.Sprintf(", which stay until a session can hand them back: %v", u.drainErr)
+		}
+		if u.blockedBy != "" {
+			msg += "; " + u.blockedBy
+		}
+		return msg
 	case u.providerErr != nil:
 		return fmt.Sprintf("cannot reach the provider to release the twin namespaces this cluster requested there, so they and the peering stay: %v", u.providerErr)
 	case len(u.twinRequests) > 0:

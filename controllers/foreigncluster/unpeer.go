@@ -32,6 +32,7 @@ import (
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/policies"
 )
 
 // unpeer cordons the virtual node, evicts its pods through the Eviction API
@@ -50,12 +51,12 @@ func (r *ForeignClusterReconciler) unpeer(ctx context.Context, fc *discoveryv1al
 		return unpeering{}, err
 	}
 	if node != nil {
-		left, err := r.evictPods(ctx, node)
+		left, blocked, err := r.evictPods(ctx, node)
 		if err != nil {
 			return unpeering{podsToEvict: left}, err
 		}
 		if left > 0 {
-			return unpeering{podsToEvict: left, drainErr: r.keepDraining(ctx, fc)}, nil
+			return unpeering{podsToEvict: left, blockedBy: blocked, drainErr: r.keepDraining(ctx, fc)}, nil
 		}
 	}
 	if u := r.releaseProviderTwins(ctx, fc, node != nil); !u.done() {
@@ -87,18 +88,19 @@ func (r *ForeignClusterReconciler) virtualNode(ctx context.Context, fc *discover
 }
 
 // evictPods cordons the node and evicts its pods; it returns how many are
-// still bound to it.
-func (r *ForeignClusterReconciler) evictPods(ctx context.Context, node *corev1.Node) (int, error) {
+// still bound to it, and the first refusal by a PodDisruptionBudget, which is
+// retried on the next pass.
+func (r *ForeignClusterReconciler) evictPods(ctx context.Context, node *corev1.Node) (left int, blocked string, err error) {
 	if !node.Spec.Unschedulable {
 		base := node.DeepCopy()
 		node.Spec.Unschedulable = true
 		if err := r.Patch(ctx, node, client.MergeFrom(base)); err != nil {
-			return 0, fmt.Errorf("cordoning %s: %w", node.Name, err)
+			return 0, "", fmt.Errorf("cordoning %s: %w", node.Name, err)
 		}
 	}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("spec.nodeName", node.Name)}); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
@@ -106,11 +108,19 @@ func (r *ForeignClusterReconciler) evictPods(ctx context.Context, node *corev1.N
 			continue
 		}
 		ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
-		if err := r.SubResource("eviction").Create(ctx, p, ev); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsTooManyRequests(err) {
-			return len(pods.Items), fmt.Errorf("evicting %s/%s from %s: %w", p.Namespace, p.Name, node.Name, err)
+		err := r.SubResource("eviction").Create(ctx, p, ev)
+		why, refused := policies.EvictionRefusal(err)
+		switch {
+		case err == nil, apierrors.IsNotFound(err):
+		case refused:
+			if blocked == "" {
+				blocked = fmt.Sprintf("the eviction of pod %s/%s is refused by a PodDisruptionBudget: %s", p.Namespace, p.Name, why)
+			}
+		default:
+			return len(pods.Items), blocked, fmt.Errorf("evicting %s/%s from %s: %w", p.Namespace, p.Name, node.Name, err)
 		}
 	}
-	return len(pods.Items), nil
+	return len(pods.Items), blocked, nil
 }
 
 func (r *ForeignClusterReconciler) reconcileDelete(ctx context.Context, fc *discoveryv1alpha1.ForeignCluster) (ctrl.Result, error) {

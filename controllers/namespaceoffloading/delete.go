@@ -18,7 +18,6 @@ package namespaceoffloading
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +31,7 @@ import (
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/policies"
 )
 
 // reconcileDelete unoffloads, in an order that loses nothing:
@@ -126,34 +126,18 @@ func (r *NamespaceOffloadingReconciler) evictOffloadedPods(ctx context.Context, 
 		}
 		ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
 		err := r.SubResource("eviction").Create(ctx, p, ev)
+		why, refused := policies.EvictionRefusal(err)
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
-		case apierrors.IsTooManyRequests(err):
+		case refused:
 			if progress.blockedPod == "" {
-				progress.blockedPod, progress.blockedBy = p.Name, disruptionBudgetCause(err)
+				progress.blockedPod, progress.blockedBy = p.Name, why
 			}
 		default:
 			return progress, fmt.Errorf("evicting offloaded pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 	}
 	return progress, nil
-}
-
-// disruptionBudgetCause is the API server's word on which budget refused an
-// eviction ("The disruption budget web needs 2 healthy pods and has 2
-// currently"), or its message when it names none.
-func disruptionBudgetCause(err error) string {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		if d := status.Status().Details; d != nil {
-			for _, c := range d.Causes {
-				if c.Type == policyv1.DisruptionBudgetCause && c.Message != "" {
-					return c.Message
-				}
-			}
-		}
-	}
-	return err.Error()
 }
 
 // unmarkSchedulingEnabled removes the scheduling label that

@@ -66,7 +66,8 @@ var _ = Describe("unpeering milan while pods run there", func() {
 		Eventually(func(g Gomega) {
 			got := &discoveryv1alpha1.ForeignCluster{}
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(fc), got)).To(Succeed())
-			g.Expect(conditions.GetMessage(got, meta.ReadyCondition)).To(ContainSubstring("2 pod(s) still to evict"))
+			g.Expect(conditions.GetMessage(got, meta.ReadyCondition)).To(And(ContainSubstring("2 pod(s) still to evict"),
+				ContainSubstring("refused by a PodDisruptionBudget: The disruption budget web")))
 		}).WithContext(ctx).WithTimeout(60*time.Second).Should(Succeed(), "the unpeer waits on the budget")
 		c := census(ctx, Default, ns, ns)
 		pwExpectMatched(Default, c, 2)
