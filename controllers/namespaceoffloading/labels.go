@@ -32,7 +32,7 @@ func labelHeldByOthers(entries []metav1.ManagedFieldsEntry, label, us string) bo
 			continue
 		}
 		var fields map[string]any
-		if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields); err != nil {
 			return true
 		}
 		meta, _ := fields["f:metadata"].(map[string]any)

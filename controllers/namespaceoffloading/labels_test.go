@@ -25,7 +25,7 @@ import (
 func TestLabelHeldByOthers(t *testing.T) {
 	const label = "liqo.io/scheduling-enabled"
 	entry := func(manager, fields string) metav1.ManagedFieldsEntry {
-		return metav1.ManagedFieldsEntry{Manager: manager, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+		return metav1.ManagedFieldsEntry{Manager: manager, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	withLabel := `{"f:metadata":{"f:labels":{".":{},"f:liqo.io/scheduling-enabled":{}}}}`
 	for _, tc := range []struct {
