@@ -21,7 +21,6 @@ import (
 	"fmt"
 
 	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
-	"github.com/spillway-dev/spillway/peering"
 )
 
 // keepDraining runs the peering's session while its virtual node still has
@@ -45,7 +44,8 @@ func (r *ForeignClusterReconciler) keepDraining(ctx context.Context, fc *discove
 	if err != nil {
 		return fmt.Errorf("unpeering %s: no session runs to hand its pods back; reading the provider's offer to start one: %w", fc.Name, err)
 	}
-	_, err = r.Runtime.Ensure(ctx, peering.Peer{Name: fc.Name, ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc),
-		TenantNamespace: tenant, Node: nodeSpec(fc, offer), Draining: true})
+	peer := sessionPeer(fc, tenant, nodeSpec(fc, offer))
+	peer.Draining = true
+	_, err = r.Runtime.Ensure(ctx, peer)
 	return err
 }

@@ -178,8 +178,7 @@ func (r *ForeignClusterReconciler) observePeer(ctx context.Context, fc *discover
 		return nil
 	}
 	spec := nodeSpec(fc, obs.offer)
-	health, err := r.Runtime.Ensure(ctx, peering.Peer{Name: fc.Name, ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc),
-		TenantNamespace: creds.namespace, Node: spec})
+	health, err := r.Runtime.Ensure(ctx, sessionPeer(fc, creds.namespace, spec))
 	if err == nil {
 		obs.nodeHealth = &health
 	}
@@ -197,6 +196,13 @@ func clusterName(fc *discoveryv1alpha1.ForeignCluster) string {
 		return fc.Spec.ClusterIdentity.ClusterName
 	}
 	return fc.Name
+}
+
+// sessionPeer is what the peering runtime runs a session for: the
+// ForeignCluster's names, the tenant namespace on the provider, the node.
+func sessionPeer(fc *discoveryv1alpha1.ForeignCluster, tenant string, node virtualnode.Spec) peering.Peer {
+	return peering.Peer{Name: fc.Name, ClusterID: fc.Spec.ClusterIdentity.ClusterID, ClusterName: clusterName(fc),
+		TenantNamespace: tenant, Node: node}
 }
 
 func nodeSpec(fc *discoveryv1alpha1.ForeignCluster, offer *remoteOffer) virtualnode.Spec {
