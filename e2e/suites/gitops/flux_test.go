@@ -187,10 +187,23 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 		GinkgoWriter.Printf("rome pruned and unpeered %s after the commit\n", time.Since(start).Round(100*time.Millisecond))
 		AddReportEntry("rome pruned and unpeered after the commit in", time.Since(start).Round(100*time.Millisecond).String())
-		// milan's side is git's too, and unchanged: the offer stays.
-		Expect(framework.KustomizationReady(ctx, milanC, "spillway-config", "")).To(Succeed())
+		// milan's side is git's too, and unchanged: the offer stays Ready,
+		// and milan's Flux applies the same commit and stays Ready. Polled:
+		// milan reconciles the new revision on its own schedule, and while
+		// it does its Kustomizations are briefly not Ready (reconciling, or
+		// waiting for a dependency), which a single read can land on.
+		offer := &sharingv1alpha1.ResourceOffer{}
+		Expect(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, offer)).To(Succeed())
+		Expect(offer.DeletionTimestamp).To(BeNil(), "milan: the offer to rome is being deleted")
+		syncFlux(ctx, milan, sha)
+		Eventually(func(g Gomega) {
+			g.Expect(framework.KustomizationReady(ctx, milanC, "spillway-config", sha)).To(Succeed())
+			g.Expect(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, offer)).To(Succeed())
+			g.Expect(apimeta.IsStatusConditionTrue(offer.Status.Conditions, sharingv1alpha1.ReadyCondition)).To(BeTrue(),
+				"milan: the offer to rome is not Ready: %v", offer.Status.Conditions)
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
 		prunedTwin = twin
-	}, SpecTimeout(4*time.Minute))
+	}, SpecTimeout(5*time.Minute))
 
 	// Flux deletes the ForeignCluster and the NamespaceOffloading together,
 	// and the peer leaves rome's registry when unpeering begins, so the
