@@ -20,7 +20,9 @@ import (
 	"context"
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -71,4 +73,74 @@ func (o Options) ownerReferences(ctx context.Context, c client.Client) ([]metav1
 // on ClusterRoles.
 func ownedBy(role *rbacv1.ClusterRole) []metav1.OwnerReference {
 	return []metav1.OwnerReference{{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole", Name: role.Name, UID: role.UID}}
+}
+
+// publisher writes both configurations with the current bundle and owner.
+// It remembers whether it ever published them owned: once the owner is gone
+// after that, the install is being pruned, and republishing would put back,
+// unowned, a Fail-policy pod webhook that then outlives this manager.
+type publisher struct {
+	client  client.Client
+	options Options
+	owned   bool
+}
+
+func (p *publisher) publish(ctx context.Context, ca []byte) error {
+	owners, err := p.options.ownerReferences(ctx, p.client)
+	if err != nil {
+		return err
+	}
+	if owners != nil {
+		p.owned = true
+	} else if p.owned {
+		ctrl.Log.WithName("webhooks").Info("the owner ClusterRole is gone: the install is being removed, so the webhook configurations are left to the garbage collector and not republished until it is back",
+			"clusterRole", p.options.OwnerClusterRole)
+		return nil
+	}
+	wantM, wantV := Configurations(p.options, ca)
+	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantM.Name}}
+	if err := p.write(ctx, m, owners, func() { m.Webhooks = wantM.Webhooks }); err != nil {
+		return fmt.Errorf("publishing MutatingWebhookConfiguration %s: %w", m.Name, err)
+	}
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantV.Name}}
+	if err := p.write(ctx, v, owners, func() { v.Webhooks = wantV.Webhooks }); err != nil {
+		return fmt.Errorf("publishing ValidatingWebhookConfiguration %s: %w", v.Name, err)
+	}
+	return nil
+}
+
+// write creates or updates one configuration, unless its owner is gone: a
+// manager that never saw the owner (restarted while the install is pruned)
+// must not strip the reference the garbage collector is about to act on.
+func (p *publisher) write(ctx context.Context, obj client.Object, owners []metav1.OwnerReference, setWebhooks func()) error {
+	err := p.client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		setWebhooks()
+		obj.SetOwnerReferences(owners)
+		return p.client.Create(ctx, obj)
+	case err != nil:
+		return err
+	case owners == nil && ownerGone(obj.GetOwnerReferences(), p.options.OwnerClusterRole):
+		return nil
+	}
+	before := obj.DeepCopyObject()
+	setWebhooks()
+	obj.SetOwnerReferences(owners)
+	if equality.Semantic.DeepEqual(before, obj) {
+		return nil
+	}
+	return p.client.Update(ctx, obj)
+}
+
+// ownerGone reports whether refs name the install's ClusterRole, read as
+// missing by the caller: the configuration was owned and is due for
+// collection.
+func ownerGone(refs []metav1.OwnerReference, role string) bool {
+	for _, r := range refs {
+		if role != "" && r.Kind == "ClusterRole" && r.Name == role {
+			return true
+		}
+	}
+	return false
 }

@@ -51,7 +51,6 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -132,7 +131,7 @@ func Register(ctx context.Context, mgr ctrl.Manager, direct client.Client, o Opt
 	srv.Register(shadowpod.Path, &webhook.Admission{Handler: &shadowpod.Validator{Reader: mgr.GetClient(), Decoder: dec}})
 	srv.Register(twinobjects.Path, &webhook.Admission{Handler: &twinobjects.Validator{Decoder: dec, ProviderRanges: o.ProviderRanges, Reader: mgr.GetClient()}})
 	rot := &rotator{certs.Rotator{Client: direct, Secret: types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName},
-		CertDir: o.CertDir, Hosts: hosts, Interval: o.CheckInterval, Publish: func(ctx context.Context, ca []byte) error { return publish(ctx, direct, o, ca) }}}
+		CertDir: o.CertDir, Hosts: hosts, Interval: o.CheckInterval, Publish: (&publisher{client: direct, options: o}).publish}}
 	if err := rot.Ensure(ctx); err != nil {
 		return fmt.Errorf("bootstrapping the webhook certificate: %w", err)
 	}
@@ -196,28 +195,4 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{},
 		}}}
 	return mutating, validating
-}
-
-// publish writes both configurations with the current bundle and owner.
-func publish(ctx context.Context, c client.Client, o Options, ca []byte) error {
-	owners, err := o.ownerReferences(ctx, c)
-	if err != nil {
-		return err
-	}
-	wantM, wantV := Configurations(o, ca)
-	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantM.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, c, m, func() error {
-		m.Webhooks, m.OwnerReferences = wantM.Webhooks, owners
-		return nil
-	}); err != nil {
-		return fmt.Errorf("publishing MutatingWebhookConfiguration %s: %w", m.Name, err)
-	}
-	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantV.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, c, v, func() error {
-		v.Webhooks, v.OwnerReferences = wantV.Webhooks, owners
-		return nil
-	}); err != nil {
-		return fmt.Errorf("publishing ValidatingWebhookConfiguration %s: %w", v.Name, err)
-	}
-	return nil
 }

@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,6 +76,7 @@ func TestPublishedConfigurationsAreOwnedByTheInstallsClusterRole(t *testing.T) {
 	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	o := Options{Namespace: "liqo", ServiceName: "spillway-webhook", OwnerClusterRole: "spillway-controller"}
+	pub := &publisher{client: c, options: o}
 	owners := func() ([]metav1.OwnerReference, []metav1.OwnerReference) {
 		m := &admissionregistrationv1.MutatingWebhookConfiguration{}
 		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
@@ -85,7 +87,7 @@ func TestPublishedConfigurationsAreOwnedByTheInstallsClusterRole(t *testing.T) {
 
 	// Without the ClusterRole (a manager run without kustomize/rbac) the
 	// webhooks are still published, unowned.
-	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
 	m, v := owners()
 	g.Expect(m).To(BeEmpty())
 	g.Expect(v).To(BeEmpty())
@@ -93,7 +95,7 @@ func TestPublishedConfigurationsAreOwnedByTheInstallsClusterRole(t *testing.T) {
 	// The fake client assigns no UIDs: the test does, as the API server would.
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "spillway-controller", UID: "first"}}
 	g.Expect(c.Create(ctx, role)).To(Succeed())
-	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
 	want := metav1.OwnerReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "spillway-controller", UID: role.UID}
 	m, v = owners()
 	g.Expect(m).To(ConsistOf(want), "the garbage collector deletes the pod webhook when the ClusterRole is pruned")
@@ -104,14 +106,67 @@ func TestPublishedConfigurationsAreOwnedByTheInstallsClusterRole(t *testing.T) {
 	g.Expect(c.Delete(ctx, role)).To(Succeed())
 	role = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "spillway-controller", UID: "second"}}
 	g.Expect(c.Create(ctx, role)).To(Succeed())
-	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
 	m, _ = owners()
 	g.Expect(m).To(ConsistOf(HaveField("UID", types.UID("second"))))
 
 	// --webhook-owner-cluster-role= opts out.
 	o.OwnerClusterRole = ""
-	g.Expect(publish(ctx, c, o, []byte("CA"))).To(Succeed())
+	pub = &publisher{client: c, options: o}
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
 	m, v = owners()
 	g.Expect(m).To(BeEmpty())
 	g.Expect(v).To(BeEmpty())
+}
+
+// Pruning the install deletes the ClusterRole while the manager still runs:
+// its next checks must neither strip the owner before the garbage collector
+// acts nor put the configurations back, unowned, after it did.
+func TestConfigurationsWhoseOwnerIsPrunedAreLeftToTheGarbageCollector(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	o := Options{Namespace: "liqo", ServiceName: "spillway-webhook", OwnerClusterRole: "spillway-controller"}
+	pub := &publisher{client: c, options: o}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "spillway-controller", UID: "first"}}
+	g.Expect(c.Create(ctx, role)).To(Succeed())
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	configurations := func() []client.Object {
+		return []client.Object{
+			&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigurationName}},
+			&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: ValidatingConfigurationName}},
+		}
+	}
+	expectOwnedBy := func(uid types.UID) {
+		for _, obj := range configurations() {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+			g.Expect(obj.GetOwnerReferences()).To(ConsistOf(HaveField("UID", uid)), "%T", obj)
+		}
+	}
+
+	// The role is pruned; the garbage collector has not run yet.
+	g.Expect(c.Delete(ctx, role)).To(Succeed())
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	expectOwnedBy("first")
+	// A manager restarted at this moment has never seen the owner, and
+	// still leaves the reference alone.
+	g.Expect((&publisher{client: c, options: o}).publish(ctx, []byte("CA"))).To(Succeed())
+	expectOwnedBy("first")
+
+	// The garbage collector deleted them: not put back while the role is gone.
+	for _, obj := range configurations() {
+		g.Expect(c.Delete(ctx, obj)).To(Succeed())
+	}
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	for _, obj := range configurations() {
+		g.Expect(apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(obj), obj))).To(BeTrue(), "%T republished without its owner", obj)
+	}
+
+	// The install is applied again: published, owned by the new role.
+	role = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "spillway-controller", UID: "second"}}
+	g.Expect(c.Create(ctx, role)).To(Succeed())
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	expectOwnedBy("second")
 }
