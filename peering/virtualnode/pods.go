@@ -63,7 +63,7 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: local.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "spillway-virtual-kubelet", Host: nodeName})
 	pc, err := vknode.NewPodController(vknode.PodControllerConfig{
-		PodClient: local.CoreV1(), PodInformer: byNode.Core().V1().Pods(), EventRecorder: recorder, Provider: handler,
+		PodClient: local.CoreV1(), PodInformer: byNode.Core().V1().Pods(), EventRecorder: withoutCallSuccesses{recorder}, Provider: handler,
 		ConfigMapInformer: unused.Core().V1().ConfigMaps(), SecretInformer: unused.Core().V1().Secrets(), ServiceInformer: unused.Core().V1().Services(),
 		SkipDownwardAPIResolution: true,
 		// Work on a pod is never dropped: virtual-kubelet's default gives up
