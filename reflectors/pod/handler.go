@@ -98,6 +98,7 @@ type Handler struct {
 	pending  map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
 	refused  map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
 	retrying map[string]*retry      // pods whose ShadowPod write failed, retried with backoff
+	deleting map[string]types.UID   // pods whose ShadowPod DeletePod deletes, by namespace/name
 }
 
 func key(ns, name string) string { return ns + "/" + name }
@@ -287,6 +288,7 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	case adoption(sp.Annotations[LocalPodUIDAnnotation], string(pod.UID)) == replaceStale:
 		// A newer pod of the same name owns it now.
 	default:
+		h.markDeleting(pod)
 		if err := h.Remote.Delete(ctx, sp, client.Preconditions{UID: &sp.UID}); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting ShadowPod %s/%s on the provider: %w", remoteNs, pod.Name, err)
 		}
@@ -461,6 +463,7 @@ func (h *Handler) reportGone(localNs, name string, uid types.UID) {
 		return
 	}
 	delete(h.local, key(localNs, name))
+	delete(h.deleting, key(localNs, name))
 	h.mu.Unlock()
 	if base == nil || base.DeletionTimestamp.IsZero() {
 		return

@@ -26,12 +26,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
@@ -93,4 +95,46 @@ func TestCollectOrphansDeletesNothingWhileTheLocalAPIServerFails(t *testing.T) {
 	g.Consistently(func() error {
 		return remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "web"}, &virtualkubeletv1alpha1.ShadowPod{})
 	}).WithTimeout(300*time.Millisecond).Should(Succeed(), "a broken consumer never deletes remote workloads")
+}
+
+// A ShadowPod DeletePod is deleting is DeletePod's to finish (it retries): the
+// resync leaves its ShadowPod alone, and still deletes the ShadowPod of a pod
+// being deleted that DeletePod never saw.
+func TestCollectOrphansLeavesToDeletePodTheShadowPodsItIsDeleting(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	labels := map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}
+	remotePod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: labels}}
+	}
+	shadow := func(name string) *virtualkubeletv1alpha1.ShadowPod {
+		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: labels}}
+	}
+	terminating := func(name, uid string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID(uid),
+			DeletionTimestamp: &metav1.Time{Time: time.Now()}, Finalizers: []string{"test/hold"}},
+			Spec: corev1.PodSpec{NodeName: "liqo-milan"}}
+	}
+	seen, unseen := terminating("seen", "uid-seen"), terminating("unseen", "uid-unseen")
+	provider := kubefake.NewClientset(remotePod("seen"), remotePod("unseen"))
+	deletes := map[string]int{}
+	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadow("seen"), shadow("unseen")).
+		WithInterceptorFuncs(interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			deletes[obj.GetName()]++
+			return c.Delete(ctx, obj, opts...)
+		}}).Build()
+	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(seen, unseen).Build()
+
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan", Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
+	h.markDeleting(seen) // as DeletePod does before its DELETE
+	h.remember(unseen)   // remembered, but DeletePod did not reach it (say, the namespace read as not offloaded)
+	h.Twins.Watch("demo-rome", "demo")
+	defer h.Twins.Stop()
+	g.Eventually(func() bool { return h.Twins.Synced("demo") }).WithTimeout(5 * time.Second).Should(BeTrue())
+	h.resync(context.Background(), localCache, kubefake.NewClientset(seen, unseen).CoreV1())
+
+	g.Expect(deletes).To(Equal(map[string]int{"unseen": 1}), "DELETEs sent by the resync, by ShadowPod")
+	g.Expect(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "seen"}, &virtualkubeletv1alpha1.ShadowPod{})).To(Succeed())
 }

@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,7 +104,9 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 		seen[sp.Name] = true
 		switch shadowPodVerdict(sp, byName[sp.Name]) {
 		case deleteShadowPod:
-			h.deleteOrphan(ctx, sp, localNs)
+			if !h.deleteSent(byName[sp.Name]) {
+				h.deleteOrphan(ctx, sp, localNs)
+			}
 		case confirmGone:
 			if _, err := local.Pods(localNs).Get(ctx, sp.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 				h.deleteOrphan(ctx, sp, localNs)
@@ -160,6 +163,29 @@ func shadowPodVerdict(sp *virtualkubeletv1alpha1.ShadowPod, pod *corev1.Pod) ver
 // deleted and not finished.
 func live(pod *corev1.Pod) bool {
 	return pod.DeletionTimestamp.IsZero() && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+}
+
+// markDeleting records that DeletePod is deleting pod's ShadowPod.
+func (h *Handler) markDeleting(pod *corev1.Pod) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.deleting == nil {
+		h.deleting = map[string]types.UID{}
+	}
+	h.deleting[key(pod.Namespace, pod.Name)] = pod.UID
+}
+
+// deleteSent reports whether DeletePod has sent, or is sending, the DELETE of
+// pod's ShadowPod: it returns its failures and virtual-kubelet retries it
+// without a cap, so a resync that deleted it too would only send a second
+// DELETE (issue 17 counted 0.17 per pod during a batch deletion). The resync
+// still deletes the ShadowPods DeletePod never reached: pods virtual-kubelet
+// released without calling it, or whose namespace it found not offloaded.
+func (h *Handler) deleteSent(pod *corev1.Pod) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	uid, ok := h.deleting[key(pod.Namespace, pod.Name)]
+	return ok && uid == pod.UID
 }
 
 func (h *Handler) deleteOrphan(ctx context.Context, sp *virtualkubeletv1alpha1.ShadowPod, localNs string) {

@@ -159,6 +159,9 @@ func (h *Handler) forget(pod *corev1.Pod) {
 	delete(h.pending, k)
 	delete(h.refused, k)
 	delete(h.retrying, k)
+	if h.deleting[k] == pod.UID {
+		delete(h.deleting, k)
+	}
 	if p := h.local[k]; p != nil && p.UID == pod.UID {
 		delete(h.local, k)
 	}
