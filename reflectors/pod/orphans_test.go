@@ -98,8 +98,9 @@ func TestCollectOrphansDeletesNothingWhileTheLocalAPIServerFails(t *testing.T) {
 }
 
 // A ShadowPod DeletePod is deleting is DeletePod's to finish (it retries): the
-// resync leaves its ShadowPod alone, and still deletes the ShadowPod of a pod
-// being deleted that DeletePod never saw.
+// resync leaves it alone, whether its local pod is being deleted or already
+// gone from the cache, and still deletes the ShadowPods DeletePod never
+// reached.
 func TestCollectOrphansLeavesToDeletePodTheShadowPodsItIsDeleting(t *testing.T) {
 	g := NewWithT(t)
 	s := runtime.NewScheme()
@@ -110,31 +111,50 @@ func TestCollectOrphansLeavesToDeletePodTheShadowPodsItIsDeleting(t *testing.T) 
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: labels}}
 	}
 	shadow := func(name string) *virtualkubeletv1alpha1.ShadowPod {
-		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: labels}}
+		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: labels,
+			Annotations: map[string]string{LocalPodUIDAnnotation: "uid-" + name}}}
 	}
-	terminating := func(name, uid string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID(uid),
-			DeletionTimestamp: &metav1.Time{Time: time.Now()}, Finalizers: []string{"test/hold"}},
+	local := func(name string, terminating bool) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID("uid-" + name)},
 			Spec: corev1.PodSpec{NodeName: "liqo-milan"}}
+		if terminating {
+			p.DeletionTimestamp, p.Finalizers = &metav1.Time{Time: time.Now()}, []string{"test/hold"}
+		}
+		return p
 	}
-	seen, unseen := terminating("seen", "uid-seen"), terminating("unseen", "uid-unseen")
-	provider := kubefake.NewClientset(remotePod("seen"), remotePod("unseen"))
+	// terminating-*: being deleted locally; gone-*: no longer in the cache
+	// nor in the local API server.
+	names := []string{"terminating-seen", "terminating-unseen", "gone-seen", "gone-unseen"}
+	var remotePods []runtime.Object
+	var shadows []client.Object
+	for _, n := range names {
+		remotePods = append(remotePods, remotePod(n))
+		shadows = append(shadows, shadow(n))
+	}
+	provider := kubefake.NewClientset(remotePods...)
 	deletes := map[string]int{}
-	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadow("seen"), shadow("unseen")).
+	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadows...).
 		WithInterceptorFuncs(interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 			deletes[obj.GetName()]++
 			return c.Delete(ctx, obj, opts...)
 		}}).Build()
-	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(seen, unseen).Build()
+	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(local("terminating-seen", true), local("terminating-unseen", true)).Build()
+	localAPI := kubefake.NewClientset(local("terminating-seen", true), local("terminating-unseen", true))
 
 	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan", Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
-	h.markDeleting(seen) // as DeletePod does before its DELETE
-	h.remember(unseen)   // remembered, but DeletePod did not reach it (say, the namespace read as not offloaded)
+	// As DeletePod does before its DELETE.
+	h.markDeleting(local("terminating-seen", true))
+	h.markDeleting(local("gone-seen", true))
+	// Remembered, but DeletePod did not reach it (say, the namespace read as
+	// not offloaded).
+	h.remember(local("terminating-unseen", true))
 	h.Twins.Watch("demo-rome", "demo")
 	defer h.Twins.Stop()
 	g.Eventually(func() bool { return h.Twins.Synced("demo") }).WithTimeout(5 * time.Second).Should(BeTrue())
-	h.resync(context.Background(), localCache, kubefake.NewClientset(seen, unseen).CoreV1())
+	h.resync(context.Background(), localCache, localAPI.CoreV1())
 
-	g.Expect(deletes).To(Equal(map[string]int{"unseen": 1}), "DELETEs sent by the resync, by ShadowPod")
-	g.Expect(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "seen"}, &virtualkubeletv1alpha1.ShadowPod{})).To(Succeed())
+	g.Expect(deletes).To(Equal(map[string]int{"terminating-unseen": 1, "gone-unseen": 1}), "DELETEs sent by the resync, by ShadowPod")
+	for _, n := range []string{"terminating-seen", "gone-seen"} {
+		g.Expect(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: n}, &virtualkubeletv1alpha1.ShadowPod{})).To(Succeed())
+	}
 }

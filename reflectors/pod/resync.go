@@ -104,10 +104,13 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 		seen[sp.Name] = true
 		switch shadowPodVerdict(sp, byName[sp.Name]) {
 		case deleteShadowPod:
-			if !h.deleteSent(byName[sp.Name]) {
+			if !h.deleteSent(localNs, sp) {
 				h.deleteOrphan(ctx, sp, localNs)
 			}
 		case confirmGone:
+			if h.deleteSent(localNs, sp) {
+				continue
+			}
 			if _, err := local.Pods(localNs).Get(ctx, sp.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 				h.deleteOrphan(ctx, sp, localNs)
 			}
@@ -176,16 +179,19 @@ func (h *Handler) markDeleting(pod *corev1.Pod) {
 }
 
 // deleteSent reports whether DeletePod has sent, or is sending, the DELETE of
-// pod's ShadowPod: it returns its failures and virtual-kubelet retries it
-// without a cap, so a resync that deleted it too would only send a second
-// DELETE (issue 17 counted 0.17 per pod during a batch deletion). The resync
-// still deletes the ShadowPods DeletePod never reached: pods virtual-kubelet
-// released without calling it, or whose namespace it found not offloaded.
-func (h *Handler) deleteSent(pod *corev1.Pod) bool {
+// sp, the ShadowPod of a local pod in localNs (the pod's UID is recorded on
+// it): DeletePod returns its failures and virtual-kubelet retries it without
+// a cap, so a resync that deleted sp too would only send a second DELETE
+// (issue 17 counted 0.17 per pod during a batch deletion, with as many reads
+// of the local API server). The resync still deletes the ShadowPods DeletePod
+// never reached: pods virtual-kubelet released without calling it, or whose
+// namespace it found not offloaded.
+func (h *Handler) deleteSent(localNs string, sp *virtualkubeletv1alpha1.ShadowPod) bool {
+	recorded := sp.Annotations[LocalPodUIDAnnotation]
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	uid, ok := h.deleting[key(pod.Namespace, pod.Name)]
-	return ok && uid == pod.UID
+	uid, ok := h.deleting[key(localNs, sp.Name)]
+	return ok && recorded != "" && string(uid) == recorded
 }
 
 func (h *Handler) deleteOrphan(ctx context.Context, sp *virtualkubeletv1alpha1.ShadowPod, localNs string) {
