@@ -18,6 +18,7 @@ package policies
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -177,4 +178,36 @@ func WithoutNotReadyTolerations(in []corev1.Toleration) []corev1.Toleration {
 		out = append(out, t)
 	}
 	return out
+}
+
+// OnlyOnVirtualNodes reports whether a pod spec can only be scheduled to a
+// virtual node: its nodeSelector asks for one, or every term of its
+// required node affinity does (a Remote-strategy placement, or the pod's own
+// affinity). Such a pod is governed by the NotReady policy from the moment it
+// is bound, so the pod webhook applies the policy at admission and the
+// controller that applies it after binding has nothing to write (issue 17:
+// that patch was one API write per offloaded pod on the consumer).
+func OnlyOnVirtualNodes(spec *corev1.PodSpec) bool {
+	if spec.NodeSelector[virtualNodeLabelKey] == virtualNodeLabelValue {
+		return true
+	}
+	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil || spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return false
+	}
+	terms := spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) == 0 {
+		return false
+	}
+	for _, t := range terms {
+		if !slices.ContainsFunc(t.MatchExpressions, requiresVirtualNode) {
+			return false
+		}
+	}
+	return true
+}
+
+// requiresVirtualNode matches a requirement only virtual nodes meet.
+func requiresVirtualNode(r corev1.NodeSelectorRequirement) bool {
+	return r.Key == virtualNodeLabelKey && r.Operator == corev1.NodeSelectorOpIn &&
+		len(r.Values) > 0 && !slices.ContainsFunc(r.Values, func(v string) bool { return v != virtualNodeLabelValue })
 }

@@ -206,3 +206,40 @@ func TestWithoutNotReadyTolerations(t *testing.T) {
 	g.Expect(WithoutNotReadyTolerations(in)).To(Equal([]corev1.Toleration{gpu, noSchedule}))
 	g.Expect(WithoutNotReadyTolerations(nil)).To(BeEmpty())
 }
+
+func TestOnlyOnVirtualNodes(t *testing.T) {
+	req := func(key string, op corev1.NodeSelectorOperator, values ...string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: values}
+	}
+	affinity := func(terms ...[]corev1.NodeSelectorRequirement) *corev1.Affinity {
+		sel := &corev1.NodeSelector{}
+		for _, t := range terms {
+			sel.NodeSelectorTerms = append(sel.NodeSelectorTerms, corev1.NodeSelectorTerm{MatchExpressions: t})
+		}
+		return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: sel}}
+	}
+	virtual := req("liqo.io/type", corev1.NodeSelectorOpIn, "virtual-node")
+	for _, tc := range []struct {
+		name string
+		spec corev1.PodSpec
+		want bool
+	}{
+		{"no constraint", corev1.PodSpec{}, false},
+		{"nodeSelector liqo.io/type=virtual-node", corev1.PodSpec{NodeSelector: map[string]string{"liqo.io/type": "virtual-node"}}, true},
+		{"nodeSelector on another label", corev1.PodSpec{NodeSelector: map[string]string{"disk": "ssd"}}, false},
+		{"Remote placement", corev1.PodSpec{Affinity: affinity([]corev1.NodeSelectorRequirement{virtual})}, true},
+		{"Remote placement with a cluster selector", corev1.PodSpec{Affinity: affinity(
+			[]corev1.NodeSelectorRequirement{req("region", corev1.NodeSelectorOpIn, "south"), virtual},
+			[]corev1.NodeSelectorRequirement{req("region", corev1.NodeSelectorOpIn, "center"), virtual})}, true},
+		{"LocalAndRemote placement: one term allows physical nodes", corev1.PodSpec{Affinity: affinity(
+			[]corev1.NodeSelectorRequirement{req("liqo.io/type", corev1.NodeSelectorOpNotIn, "virtual-node")},
+			[]corev1.NodeSelectorRequirement{virtual})}, false},
+		{"In with another value too", corev1.PodSpec{Affinity: affinity([]corev1.NodeSelectorRequirement{req("liqo.io/type", corev1.NodeSelectorOpIn, "virtual-node", "edge")})}, false},
+		{"Exists on the label", corev1.PodSpec{Affinity: affinity([]corev1.NodeSelectorRequirement{req("liqo.io/type", corev1.NodeSelectorOpExists)})}, false},
+		{"an empty required selector", corev1.PodSpec{Affinity: affinity()}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			NewWithT(t).Expect(OnlyOnVirtualNodes(&tc.spec)).To(Equal(tc.want))
+		})
+	}
+}

@@ -71,6 +71,14 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 	}
 	placed := pod.DeepCopy()
 	Place(&placed.Spec, policies.PlacementFor(policies.PodStrategyOf(no), no.Spec.ClusterSelector))
+	if policies.OnlyOnVirtualNodes(&placed.Spec) {
+		// Bound, it is governed by the NotReady policy: applied now, the
+		// offloaded-pod controller has nothing to patch once it is bound.
+		// An annotation admission should have refused falls back to the
+		// default, as that controller does (and logs).
+		p, _ := policies.NotReadyPolicyOf(no)
+		placed.Spec.Tolerations, _ = policies.WithNotReadyPolicy(placed.Spec.Tolerations, p)
+	}
 	if equality.Semantic.DeepEqual(placed.Spec, pod.Spec) {
 		return admission.Allowed("the pod already carries its placement")
 	}

@@ -30,6 +30,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -60,6 +61,8 @@ func admit(g Gomega, pod *corev1.Pod, objs ...client.Object) (*corev1.Pod, admis
 		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}})
 	out := pod.DeepCopy()
 	if len(resp.Patches) > 0 {
+		// Into an empty pod: a field the patch removes must read as unset.
+		out = &corev1.Pod{}
 		patched := applyPatches(g, raw, resp)
 		g.Expect(json.Unmarshal(patched, out)).To(Succeed())
 	}
@@ -183,4 +186,51 @@ func TestPodsOfANamespaceBeingUnoffloadedStayLocal(t *testing.T) {
 	g.Expect(resp.Allowed).To(BeTrue())
 	g.Expect(resp.Patches).To(BeEmpty(), "a replacement of an evicted pod must not be sent back to the provider")
 	g.Expect(schedulable(g, got, node("rome-worker-0", nil, false))).To(BeTrue())
+}
+
+// A pod that can only land on a virtual node gets its namespace's NotReady
+// policy at admission, replacing the 300 s tolerations the API server's
+// DefaultTolerationSeconds plugin added before the webhook ran, so the
+// offloaded-pod controller has nothing to patch once it is bound. One that
+// may land on a physical node keeps Kubernetes' tolerations until binding
+// says where it runs.
+func TestPodsOnlyForVirtualNodesGetTheNotReadyPolicyAtAdmission(t *testing.T) {
+	defaults := []corev1.Toleration{
+		{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))},
+		{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))},
+	}
+	seconds := func(ts []corev1.Toleration) map[string]*int64 {
+		out := map[string]*int64{}
+		for _, t := range ts {
+			if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
+				out[t.Key] = t.TolerationSeconds
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name       string
+		strategy   offloadingv1alpha1.PodOffloadingStrategy
+		annotation string
+		want       *int64
+	}{
+		{name: "Remote, default policy: never evicted", strategy: offloadingv1alpha1.RemotePodOffloadingStrategy, want: nil},
+		{name: "Remote, annotated 60 s", strategy: offloadingv1alpha1.RemotePodOffloadingStrategy, annotation: "60", want: ptr.To(int64(60))},
+		{name: "LocalAndRemote: Kubernetes' 300 s until bound", strategy: offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy, want: ptr.To(int64(300))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}, Tolerations: defaults}}
+			no := offloading(tc.strategy, nil)
+			if tc.annotation != "" {
+				no.Annotations = map[string]string{offloadingv1alpha1.NotReadyTolerationSecondsAnnotation: tc.annotation}
+			}
+			got, _ := admit(g, pod, no)
+			g.Expect(seconds(got.Spec.Tolerations)).To(Equal(map[string]*int64{corev1.TaintNodeNotReady: tc.want, corev1.TaintNodeUnreachable: tc.want}))
+			// What the offloaded-pod controller computes once the pod is bound.
+			p, _ := policies.NotReadyPolicyOf(no)
+			_, changed := policies.WithNotReadyPolicy(got.Spec.Tolerations, p)
+			g.Expect(changed).To(Equal(tc.strategy != offloadingv1alpha1.RemotePodOffloadingStrategy), "a patch after binding")
+		})
+	}
 }
