@@ -99,6 +99,10 @@ type Handler struct {
 	refused  map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
 	retrying map[string]*retry      // pods whose ShadowPod write failed, retried with backoff
 	deleting map[string]types.UID   // pods whose ShadowPod DeletePod deletes, by namespace/name
+
+	// ShadowPods (by UID) whose local pod the previous and the current resync
+	// pass found missing; only the resync's goroutine uses them.
+	orphansSeen, orphansNext map[types.UID]bool
 }
 
 func key(ns, name string) string { return ns + "/" + name }

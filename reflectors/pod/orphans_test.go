@@ -112,7 +112,7 @@ func TestCollectOrphansLeavesToDeletePodTheShadowPodsItIsDeleting(t *testing.T) 
 	}
 	shadow := func(name string) *virtualkubeletv1alpha1.ShadowPod {
 		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: labels,
-			Annotations: map[string]string{LocalPodUIDAnnotation: "uid-" + name}}}
+			UID: types.UID("shadow-" + name), Annotations: map[string]string{LocalPodUIDAnnotation: "uid-" + name}}}
 	}
 	local := func(name string, terminating bool) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID("uid-" + name)},
@@ -151,6 +151,9 @@ func TestCollectOrphansLeavesToDeletePodTheShadowPodsItIsDeleting(t *testing.T) 
 	h.Twins.Watch("demo-rome", "demo")
 	defer h.Twins.Stop()
 	g.Eventually(func() bool { return h.Twins.Synced("demo") }).WithTimeout(5 * time.Second).Should(BeTrue())
+	h.resync(context.Background(), localCache, localAPI.CoreV1())
+	g.Expect(deletes).To(Equal(map[string]int{"terminating-unseen": 1}),
+		"DELETEs sent by the first pass: a ShadowPod whose local pod is missing waits for a second")
 	h.resync(context.Background(), localCache, localAPI.CoreV1())
 
 	g.Expect(deletes).To(Equal(map[string]int{"terminating-unseen": 1, "gone-unseen": 1}), "DELETEs sent by the resync, by ShadowPod")

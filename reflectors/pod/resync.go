@@ -63,6 +63,13 @@ func (h *Handler) CollectOrphans(ctx context.Context, cache client.Reader, local
 }
 
 func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1client.PodsGetter) {
+	// ShadowPods whose local pod is missing are deleted only when a second
+	// pass finds them still there: virtual-kubelet calls DeletePod for a pod
+	// deleted at once (grace 0) soon after, and a resync deleting the same
+	// ShadowPod in between sent a second DELETE (issue 17 counted 0.17 per pod
+	// in a batch deletion, with as many reads of the local API server). An
+	// orphan is collected one interval later; nothing else waits.
+	h.orphansSeen, h.orphansNext = h.orphansNext, map[types.UID]bool{}
 	if twins, err := OffloadedTwins(ctx, cache, h.ClusterName, h.RemoteID); err == nil {
 		for localNs, remoteNs := range twins {
 			h.Twins.Watch(remoteNs, localNs)
@@ -109,6 +116,10 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 			}
 		case confirmGone:
 			if h.deleteSent(localNs, sp) {
+				continue
+			}
+			if !h.orphansSeen[sp.UID] {
+				h.orphansNext[sp.UID] = true
 				continue
 			}
 			if _, err := local.Pods(localNs).Get(ctx, sp.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
