@@ -145,7 +145,7 @@ func MirrorRemoteVolume(virtual *corev1.PersistentVolumeClaim, b StorageBinding,
 }
 
 // virtualVolume is what both mirrors share: the name, the provisioner, the
-// class, the access modes and the binding to the virtual claim.
+// class, the access modes and the binding to the claim.
 func virtualVolume(virtual *corev1.PersistentVolumeClaim, reclaim corev1.PersistentVolumeReclaimPolicy) *corev1.PersistentVolume {
 	if reclaim == "" {
 		reclaim = corev1.PersistentVolumeReclaimDelete
@@ -162,7 +162,7 @@ func virtualVolume(virtual *corev1.PersistentVolumeClaim, reclaim corev1.Persist
 			Annotations: map[string]string{ProvisionedByAnnotation: sharingv1alpha1.VirtualStorageProvisioner},
 		},
 		Spec: corev1.PersistentVolumeSpec{
-			StorageClassName:              sharingv1alpha1.VirtualStorageClassName,
+			StorageClassName:              volumeClass(virtual),
 			AccessModes:                   append([]corev1.PersistentVolumeAccessMode(nil), virtual.Spec.AccessModes...),
 			PersistentVolumeReclaimPolicy: reclaim,
 			VolumeMode:                    mode,
@@ -170,6 +170,16 @@ func virtualVolume(virtual *corev1.PersistentVolumeClaim, reclaim corev1.Persist
 				Namespace: virtual.Namespace, Name: virtual.Name, UID: virtual.UID},
 		},
 	}
+}
+
+// volumeClass is the virtual volume's class: the claim's, which the
+// kube-controller-manager requires to bind them (liqo, or the external class
+// of a reflected claim).
+func volumeClass(virtual *corev1.PersistentVolumeClaim) string {
+	if virtual.Spec.StorageClassName == nil || *virtual.Spec.StorageClassName == "" {
+		return sharingv1alpha1.VirtualStorageClassName
+	}
+	return *virtual.Spec.StorageClassName
 }
 
 // RemoteVolumeAnnotations are the annotations that show, on a remote

@@ -33,7 +33,8 @@ import (
 	"github.com/spillway-dev/spillway/policies"
 )
 
-// SetupWithManager watches claims: a virtual claim requeues itself, and a
+// SetupWithManager watches claims: a claim outside the storage namespace
+// requeues itself (claimItself), and a
 // twin claim in the storage namespace requeues its virtual claim, so a twin
 // turning Bound makes the virtual volume at once.
 func (r *VirtualStorageReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -49,17 +50,25 @@ func (r *VirtualStorageReconciler) claimsFor(_ context.Context, o client.Object)
 	if !ok {
 		return nil
 	}
-	if isVirtualClaim(pvc) {
-		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(pvc)}}
-	}
-	if pvc.Namespace != r.StorageNamespace {
-		return nil
+	if pvc.Namespace != r.StorageNamespace || isVirtualClaim(pvc) {
+		return r.claimItself(pvc)
 	}
 	ns, name, ok := strings.Cut(pvc.Annotations[sharingv1alpha1.VirtualClaimAnnotation], "/")
 	if !ok || ns == "" || name == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
+
+// claimItself requeues a claim outside the storage namespace that this
+// controller may act on: of the virtual class, or of another class (bound
+// to a reflected volume, or maybe externally managed storage).
+func (r *VirtualStorageReconciler) claimItself(pvc *corev1.PersistentVolumeClaim) []reconcile.Request {
+	_, external := policies.ExternalClaimClass(pvc)
+	if !isVirtualClaim(pvc) && !external && pvc.Spec.VolumeName == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(pvc)}}
 }
 
 // SetupWithManager watches the volumes of the virtual class's provisioner.
