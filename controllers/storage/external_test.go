@@ -119,3 +119,34 @@ func TestAClaimIsNotReflected(t *testing.T) {
 		})
 	}
 }
+
+func TestAReflectedClaimFollowsItsTwinAndIsShownLostWithoutIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	r, milan := setup("", externalClaim("remote-disk", nil))
+	offerExternal(t, milan, `["remote-disk"]`)
+	reconcileClaim(t, r)
+	pvc := &corev1.PersistentVolumeClaim{}
+	g.Expect(r.Get(ctx, client.ObjectKey{Namespace: ns, Name: "data-0"}, pvc)).To(Succeed())
+	pvc.Spec.VolumeName = "pvc-" + claimUID // the kube-controller-manager's binding
+	g.Expect(r.Update(ctx, pvc)).To(Succeed())
+
+	twin, err := milan.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-0", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	twin.Spec.VolumeName, twin.Status.Phase = "pvc-on-milan", corev1.ClaimBound
+	_, err = milan.CoreV1().PersistentVolumeClaims(ns).Update(ctx, twin, metav1.UpdateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	reconcileClaim(t, r)
+	pv := &corev1.PersistentVolume{}
+	g.Expect(r.Get(ctx, client.ObjectKey{Name: "pvc-" + claimUID}, pv)).To(Succeed())
+	g.Expect(pv.Annotations).To(HaveKeyWithValue(sharingv1alpha1.RemotePhaseAnnotation, string(corev1.ClaimBound)))
+	g.Expect(pv.Annotations).To(HaveKeyWithValue(sharingv1alpha1.RemoteVolumeAnnotation, "pvc-on-milan"))
+
+	g.Expect(milan.CoreV1().PersistentVolumeClaims(ns).Delete(ctx, "data-0", metav1.DeleteOptions{})).To(Succeed())
+	reconcileClaim(t, r)
+	g.Expect(r.Get(ctx, client.ObjectKey{Name: "pvc-" + claimUID}, pv)).To(Succeed())
+	g.Expect(pv.Annotations).To(HaveKeyWithValue(sharingv1alpha1.RemotePhaseAnnotation, policies.TwinLost))
+	g.Expect(r.Recorder.(*events.FakeRecorder).Events).To(Receive(ContainSubstring("TwinClaimLost")))
+	_, err = milan.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-0", metav1.GetOptions{})
+	g.Expect(err).To(HaveOccurred(), "a bound claim is never reflected again: an empty twin would pass for its data")
+}
