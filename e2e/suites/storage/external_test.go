@@ -96,8 +96,12 @@ var _ = Describe("externally managed storage", Ordered, func() {
 		Expect(twin.Status.Phase).To(Equal(corev1.ClaimPending), "WaitForFirstConsumer on milan: no pod there yet")
 
 		podStart := time.Now()
-		Expect(romeC.Create(ctx, mountingPod(ns, "app", "disk"))).To(Succeed())
-		Expect(scheduledNode(ctx, ns, "app", "")).To(Equal("liqo-milan"), "rome's scheduler follows the volume's node affinity")
+		app := mountingPod(ns, "app", "disk")
+		app.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+			Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
+				Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{"rome-worker-0"}}}}}}}}
+		Expect(romeC.Create(ctx, app)).To(Succeed())
+		Expect(scheduledNode(ctx, ns, "app", "")).To(Equal("liqo-milan"), "rome's scheduler follows the volume's node affinity, not the pod's preference for rome-worker-0")
 		expectRemoteTwinOf(ctx, remoteNS, "disk", pv, podStart)
 		Eventually(func(g Gomega) {
 			remotePod := &corev1.Pod{}
@@ -106,6 +110,11 @@ var _ = Describe("externally managed storage", Ordered, func() {
 			g.Expect(remotePod.Status.Phase).To(Equal(corev1.PodRunning))
 		}).WithContext(ctx).WithTimeout(60*time.Second).Should(Succeed(), "the pod runs on milan, with the twin mounted")
 		GinkgoWriter.Printf("external claim: pod running on milan with the twin Bound %s after the pod was created\n", time.Since(podStart).Round(time.Millisecond))
+
+		By("a reflected claim cannot grow: rome's API server resizes only claims of a class it has that allows expansion")
+		err := romeC.Patch(ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "disk"}},
+			client.RawPatch(types.MergePatchType, []byte(`{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`)))
+		Expect(err).To(MatchError(ContainSubstring("storageclass that provisions the pvc must support resize")))
 	})
 
 	It("never copies a claim marked liqo.io/skip-reflection nor one of rome's own class, and warns about an unoffered class", func(ctx context.Context) {
