@@ -65,6 +65,7 @@ func (r *VirtualStorageReconciler) reconcileExternal(ctx context.Context, pvc *c
 		r.Recorder.Eventf(pvc, nil, corev1.EventTypeWarning, d.Reason, "Reflect", "%s", d.Message)
 		return ctrl.Result{RequeueAfter: externalRecheck}, nil
 	case policies.ExternalClaimWait:
+		ctrl.LoggerFrom(ctx).Info("external claim not decided yet", "reason", d.Reason, "message", d.Message)
 		return ctrl.Result{RequeueAfter: policies.RemotePollInterval(time.Since(pvc.CreationTimestamp.Time))}, nil
 	}
 	return ctrl.Result{RequeueAfter: externalRecheck}, nil
