@@ -114,5 +114,11 @@ func (r *VirtualStorageReconciler) bindExternal(ctx context.Context, pvc *corev1
 		return ctrl.Result{}, fmt.Errorf("claim %s/%s: the peering with cluster %s stopped; retrying", pvc.Namespace, pvc.Name, clusterID)
 	}
 	b := policies.StorageBinding{Node: peer.NodeName, Remote: true, ClusterID: peer.ClusterID}
-	return r.ensureRemoteTwin(ctx, pvc, peer, twinNS, pvc.Spec.StorageClassName, b, corev1.PersistentVolumeReclaimDelete)
+	result, err := r.ensureRemoteTwin(ctx, pvc, peer, twinNS, pvc.Spec.StorageClassName, b, corev1.PersistentVolumeReclaimDelete)
+	if err == nil {
+		// Says on the claim where its data lives, which nothing else here shows.
+		r.Recorder.Eventf(pvc, nil, corev1.EventTypeNormal, "Reflected", "Reflect",
+			"class %s is offered by %s: the claim lives there as %s/%s, and its pods run on %s", *pvc.Spec.StorageClassName, peer.ClusterName, twinNS, pvc.Name, peer.NodeName)
+	}
+	return result, err
 }

@@ -77,6 +77,7 @@ func TestAClaimOfAClassMilanOffersIsReflectedThereAndBoundHere(t *testing.T) {
 	g.Expect(pv.Spec.PersistentVolumeReclaimPolicy).To(Equal(corev1.PersistentVolumeReclaimDelete))
 	g.Expect(pv.Annotations).To(HaveKeyWithValue(sharingv1alpha1.TwinClaimAnnotation, milanID+":"+ns+"/data-0"))
 	g.Expect(pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Values).To(Equal([]string{"liqo-milan"}))
+	g.Expect(r.Recorder.(*events.FakeRecorder).Events).To(Receive(And(ContainSubstring("Normal Reflected"), ContainSubstring("offered by milan"))))
 }
 
 func TestAClaimIsNotReflected(t *testing.T) {
@@ -126,6 +127,7 @@ func TestAReflectedClaimFollowsItsTwinAndIsShownLostWithoutIt(t *testing.T) {
 	r, milan := setup("", externalClaim("remote-disk", nil))
 	offerExternal(t, milan, `["remote-disk"]`)
 	reconcileClaim(t, r)
+	g.Expect(r.Recorder.(*events.FakeRecorder).Events).To(Receive(ContainSubstring("Reflected")))
 	pvc := &corev1.PersistentVolumeClaim{}
 	g.Expect(r.Get(ctx, client.ObjectKey{Namespace: ns, Name: "data-0"}, pvc)).To(Succeed())
 	pvc.Spec.VolumeName = "pvc-" + claimUID // the kube-controller-manager's binding

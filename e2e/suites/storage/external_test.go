@@ -94,6 +94,8 @@ var _ = Describe("externally managed storage", Ordered, func() {
 		Expect(milanC.Get(ctx, client.ObjectKey{Namespace: remoteNS, Name: "disk"}, twin)).To(Succeed())
 		Expect(twin.Spec.StorageClassName).To(HaveValue(Equal(externalClass)), "the claim's own class, on milan")
 		Expect(twin.Status.Phase).To(Equal(corev1.ClaimPending), "WaitForFirstConsumer on milan: no pod there yet")
+		Expect(eventNotes(ctx, ns, "disk", corev1.EventTypeNormal, "Reflected")).To(ContainElement(ContainSubstring("offered by milan")),
+			"the claim says where its data lives")
 
 		podStart := time.Now()
 		app := mountingPod(ns, "app", "disk")
@@ -129,18 +131,9 @@ var _ = Describe("externally managed storage", Ordered, func() {
 		Expect(romeC.Create(ctx, claim(ns, "witness", ptr.To(externalClass)))).To(Succeed())
 		boundVolume(ctx, romeC, ns, "witness")
 
-		Eventually(func(g Gomega) {
-			evs := &eventsv1.EventList{}
-			g.Expect(romeC.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
-			var notes []string
-			for _, e := range evs.Items {
-				if e.Regarding.Name == "unoffered" && e.Type == corev1.EventTypeWarning && e.Reason == policies.ReasonExternalClassNotOffered {
-					notes = append(notes, e.Note)
-				}
-			}
-			g.Expect(notes).To(ContainElement(And(ContainSubstring(`"archive"`), ContainSubstring("milan"),
-				ContainSubstring("spec.externalStorageClasses"), ContainSubstring("liqo.io/skip-reflection"))))
-		}).WithContext(ctx).WithTimeout(30*time.Second).Should(Succeed(), "a Warning Event on the unoffered claim naming the class, the peer and the fix")
+		Expect(eventNotes(ctx, ns, "unoffered", corev1.EventTypeWarning, policies.ReasonExternalClassNotOffered)).To(ContainElement(And(
+			ContainSubstring(`"archive"`), ContainSubstring("milan"), ContainSubstring("spec.externalStorageClasses"), ContainSubstring("liqo.io/skip-reflection"))),
+			"a Warning Event on the unoffered claim naming the class, the peer and the fix")
 
 		Consistently(func(g Gomega) {
 			for _, name := range []string{"kept", "own", "unoffered"} {
@@ -149,6 +142,10 @@ var _ = Describe("externally managed storage", Ordered, func() {
 				g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pvc)).To(Succeed())
 				g.Expect(pvc.Status.Phase).To(Equal(corev1.ClaimPending), "claim %s", name)
 			}
+			for _, name := range []string{"kept", "own"} {
+				g.Expect(reflectionReasons(ctx, g, ns, name)).To(BeEmpty(), "the storage controller leaves claim %s alone, silently", name)
+			}
+			g.Expect(reflectionReasons(ctx, g, ns, "unoffered")).To(ContainElement(policies.ReasonExternalClassNotOffered), "what the check above would see")
 		}).WithContext(ctx).WithTimeout(5 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 	})
 
@@ -182,4 +179,36 @@ func expectRemoteTwinOf(ctx context.Context, ns, name string, pv *corev1.Persist
 		g.Expect(pv.Annotations).To(HaveKeyWithValue(sharingv1alpha1.RemotePhaseAnnotation, string(corev1.ClaimBound)))
 		g.Expect(pv.Annotations).To(HaveKeyWithValue(sharingv1alpha1.RemoteVolumeAnnotation, realPV.Name))
 	}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+}
+
+// eventNotes waits for an event of the type and reason on claim name and
+// returns the notes of all of them.
+func eventNotes(ctx context.Context, ns, name, eventType, reason string) []string {
+	var notes []string
+	Eventually(func(g Gomega) {
+		evs := &eventsv1.EventList{}
+		g.Expect(romeC.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+		notes = nil
+		for _, e := range evs.Items {
+			if e.Regarding.Name == name && e.Type == eventType && e.Reason == reason {
+				notes = append(notes, e.Note)
+			}
+		}
+		g.Expect(notes).NotTo(BeEmpty())
+	}).WithContext(ctx).WithTimeout(30*time.Second).Should(Succeed(), "a %s event %s on claim %s/%s", eventType, reason, ns, name)
+	return notes
+}
+
+// reflectionReasons lists the reasons of the events the storage controller
+// wrote about claim name when reflecting it or refusing to.
+func reflectionReasons(ctx context.Context, g Gomega, ns, name string) []string {
+	evs := &eventsv1.EventList{}
+	g.Expect(romeC.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+	var reasons []string
+	for _, e := range evs.Items {
+		if e.Regarding.Name == name && e.Action == "Reflect" {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
 }
