@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
@@ -151,4 +152,21 @@ func TestAReflectedClaimFollowsItsTwinAndIsShownLostWithoutIt(t *testing.T) {
 	g.Expect(r.Recorder.(*events.FakeRecorder).Events).To(Receive(ContainSubstring("TwinClaimLost")))
 	_, err = milan.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-0", metav1.GetOptions{})
 	g.Expect(err).To(HaveOccurred(), "a bound claim is never reflected again: an empty twin would pass for its data")
+}
+
+func TestAnOffloadingRequeuesItsPendingExternalClaims(t *testing.T) {
+	g := NewWithT(t)
+	bound := externalClaim("remote-disk", nil)
+	bound.Name, bound.UID, bound.Spec.VolumeName = "bound", "uid-bound", "pvc-uid-bound"
+	skipped := externalClaim("remote-disk", map[string]string{virtualkubeletv1alpha1.SkipReflectionAnnotation: ""})
+	skipped.Name, skipped.UID = "skipped", "uid-skipped"
+	liqo := virtualClaim("")
+	liqo.Name, liqo.UID = "liqo", "uid-liqo"
+	elsewhere := externalClaim("remote-disk", nil)
+	elsewhere.Namespace, elsewhere.UID = "other", "uid-other"
+	r, _ := setup("", externalClaim("remote-disk", nil), bound, skipped, liqo, elsewhere)
+	offloading := &offloadingv1alpha1.NamespaceOffloading{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: offloadingv1alpha1.RequiredName}}
+	reqs := r.pendingExternalClaims(context.Background(), offloading)
+	g.Expect(reqs).To(HaveLen(1))
+	g.Expect(reqs[0].NamespacedName).To(Equal(client.ObjectKey{Namespace: ns, Name: "data-0"}))
 }

@@ -62,6 +62,7 @@ type VirtualStorageReconciler struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=offloading.liqo.io,resources=namespaceoffloadings,verbs=get;list;watch
 
 // Reconcile binds a claim of the virtual class whose first pod has a node,
 // and keeps a bound claim and its twin together (syncBound: the remote

@@ -149,6 +149,31 @@ var _ = Describe("externally managed storage", Ordered, func() {
 		}).WithContext(ctx).WithTimeout(5 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 	})
 
+	It("warns about a claim whose namespace is not offloaded, and reflects it as soon as the namespace is", func(ctx context.Context) {
+		const late = "storage-external-late"
+		Expect(romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: late,
+			Labels: map[string]string{"liqo.io/scheduling-enabled": "true"}}})).To(Succeed())
+		DeferCleanup(func(ctx context.Context) {
+			Expect(client.IgnoreNotFound(romeC.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: late}}))).To(Succeed())
+		})
+		Expect(romeC.Create(ctx, claim(late, "disk", ptr.To(externalClass)))).To(Succeed())
+		Expect(eventNotes(ctx, late, "disk", corev1.EventTypeWarning, policies.ReasonNamespaceNotOffloaded)).To(ContainElement(And(
+			ContainSubstring("offered by milan"), ContainSubstring("NamespaceOffloading"), ContainSubstring("liqo.io/skip-reflection"))))
+
+		By("the NamespaceOffloading, applied after the claim, requeues it: no wait for the 30 s recheck")
+		start := time.Now()
+		Expect(romeC.Create(ctx, &offloadingv1alpha1.NamespaceOffloading{
+			ObjectMeta: metav1.ObjectMeta{Namespace: late, Name: offloadingv1alpha1.RequiredName},
+			Spec: offloadingv1alpha1.NamespaceOffloadingSpec{NamespaceMappingStrategy: offloadingv1alpha1.DefaultNameMappingStrategy,
+				PodOffloadingStrategy: offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy}})).To(Succeed())
+		Eventually(func(g Gomega) {
+			pvc := &corev1.PersistentVolumeClaim{}
+			g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: late, Name: "disk"}, pvc)).To(Succeed())
+			g.Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
+		}).WithContext(ctx).WithTimeout(20*time.Second).WithPolling(200*time.Millisecond).Should(Succeed(), "Bound once the namespace is offloaded")
+		GinkgoWriter.Printf("external claim: Bound %s after its namespace's NamespaceOffloading was applied\n", time.Since(start).Round(time.Millisecond))
+	})
+
 	It("deletes the twin and milan's volume with the claim", func(ctx context.Context) {
 		twin := &corev1.PersistentVolumeClaim{}
 		Expect(milanC.Get(ctx, client.ObjectKey{Namespace: remoteNS, Name: "disk"}, twin)).To(Succeed())
