@@ -34,10 +34,10 @@ import (
 	"github.com/spillway-dev/spillway/reflectors/pod"
 )
 
-// externalRecheck is how often a pending claim of a class this cluster does
-// not have is decided again: the decision reads the peers' offers, which
-// are not watched, so a class a provider adds to its offer in git (or an
-// offloading made) is picked up within this time.
+// externalRecheck is how often a pending claim that Spillway refused to
+// reflect is decided again: the decision reads the peers' offers, which are
+// not watched, so a class a provider adds to its offer in git is picked up
+// within this time.
 const externalRecheck = 30 * time.Second
 
 // reconcileExternal handles a pending claim of a class other than liqo
@@ -68,7 +68,9 @@ func (r *VirtualStorageReconciler) reconcileExternal(ctx context.Context, pvc *c
 		ctrl.LoggerFrom(ctx).Info("external claim not decided yet", "reason", d.Reason, "message", d.Message)
 		return ctrl.Result{RequeueAfter: policies.RemotePollInterval(time.Since(pvc.CreationTimestamp.Time))}, nil
 	}
-	return ctrl.Result{RequeueAfter: externalRecheck}, nil
+	// Not Spillway's claim (its namespace is offloaded nowhere and no peer
+	// offers the class): not polled; offloading the namespace requeues it.
+	return ctrl.Result{}, nil
 }
 
 // externalPeers reads, for every running peering, whether the namespace is

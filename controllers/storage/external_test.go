@@ -28,6 +28,7 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
@@ -169,4 +170,22 @@ func TestAnOffloadingRequeuesItsPendingExternalClaims(t *testing.T) {
 	reqs := r.pendingExternalClaims(context.Background(), offloading)
 	g.Expect(reqs).To(HaveLen(1))
 	g.Expect(reqs[0].NamespacedName).To(Equal(client.ObjectKey{Namespace: ns, Name: "data-0"}))
+}
+
+func TestAClaimOfANamespaceOffloadedNowhereIsNotPolled(t *testing.T) {
+	g := NewWithT(t)
+	claim := externalClaim("remote-disk", nil)
+	claim.Namespace = "not-offloaded"
+	r, milan := setup("", claim)
+	offerExternal(t, milan, `["archive"]`)
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(claim)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res).To(Equal(ctrl.Result{}), "no peer offers the class and the namespace is offloaded nowhere: not Spillway's to poll")
+	g.Expect(r.Recorder.(*events.FakeRecorder).Events).To(BeEmpty())
+
+	offerExternal(t, milan, `["remote-disk"]`)
+	res, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(claim)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.RequeueAfter).To(Equal(externalRecheck), "a refused claim is decided again")
+	g.Expect(r.Recorder.(*events.FakeRecorder).Events).To(Receive(ContainSubstring(policies.ReasonNamespaceNotOffloaded)))
 }
