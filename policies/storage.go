@@ -18,6 +18,7 @@ package policies
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,7 +145,7 @@ func MirrorRemoteVolume(virtual *corev1.PersistentVolumeClaim, b StorageBinding,
 }
 
 // virtualVolume is what both mirrors share: the name, the provisioner, the
-// class, the access modes and the binding to the virtual claim.
+// class, the access modes and the binding to the claim.
 func virtualVolume(virtual *corev1.PersistentVolumeClaim, reclaim corev1.PersistentVolumeReclaimPolicy) *corev1.PersistentVolume {
 	if reclaim == "" {
 		reclaim = corev1.PersistentVolumeReclaimDelete
@@ -161,7 +162,7 @@ func virtualVolume(virtual *corev1.PersistentVolumeClaim, reclaim corev1.Persist
 			Annotations: map[string]string{ProvisionedByAnnotation: sharingv1alpha1.VirtualStorageProvisioner},
 		},
 		Spec: corev1.PersistentVolumeSpec{
-			StorageClassName:              sharingv1alpha1.VirtualStorageClassName,
+			StorageClassName:              volumeClass(virtual),
 			AccessModes:                   append([]corev1.PersistentVolumeAccessMode(nil), virtual.Spec.AccessModes...),
 			PersistentVolumeReclaimPolicy: reclaim,
 			VolumeMode:                    mode,
@@ -169,6 +170,16 @@ func virtualVolume(virtual *corev1.PersistentVolumeClaim, reclaim corev1.Persist
 				Namespace: virtual.Namespace, Name: virtual.Name, UID: virtual.UID},
 		},
 	}
+}
+
+// volumeClass is the virtual volume's class: the claim's, which the
+// kube-controller-manager requires to bind them (liqo, or the external class
+// of a reflected claim).
+func volumeClass(virtual *corev1.PersistentVolumeClaim) string {
+	if virtual.Spec.StorageClassName == nil || *virtual.Spec.StorageClassName == "" {
+		return sharingv1alpha1.VirtualStorageClassName
+	}
+	return *virtual.Spec.StorageClassName
 }
 
 // RemoteVolumeAnnotations are the annotations that show, on a remote
@@ -261,20 +272,31 @@ func ResizeFor(virtual, twin *corev1.PersistentVolumeClaim, pv *corev1.Persisten
 	return r
 }
 
+// OfferedClaimClasses are the classes a provider lets one consumer's claims
+// in its twins have.
+type OfferedClaimClasses struct {
+	// Virtual is the class of the consumer's liqo claims whose pods run here:
+	// the offer's spec.storageClassName, else the provider's default class,
+	// "" when there is neither.
+	Virtual string
+	// External are the offer's spec.externalStorageClasses, which the
+	// consumer's claims may name directly.
+	External []string
+}
+
 // TwinClaimProblem says why a provider refuses a claim a consumer writes
 // into its twin, or "" when it may be written. A claim in a twin must get a
-// new volume of the class the provider offers: spec.volumeName or
+// new volume of a class the provider offers: spec.volumeName or
 // spec.selector could bind a volume of the provider's that holds someone
 // else's data, and a data source copies from an object the consumer names.
-// class is the class the claim must have: the offer's, else the
-// provider's default class ("" when there is neither, and then no claim is
-// admitted: a claim without a class binds any classless volume). The API
+// The class must be classes.Virtual or one of classes.External; a claim
+// without a class is refused (it binds any classless volume). The API
 // server's defaulting has run before this check, so a claim that left its
 // class out carries the default one here. old is the claim before an
 // update, nil on create: the rest of the spec is immutable then, but
 // spec.volumeName may still be set once, which only the provider's
 // volume binding may do.
-func TwinClaimProblem(pvc, old *corev1.PersistentVolumeClaim, class string) string {
+func TwinClaimProblem(pvc, old *corev1.PersistentVolumeClaim, classes OfferedClaimClasses) string {
 	who := fmt.Sprintf("PersistentVolumeClaim %s/%s", pvc.Namespace, pvc.Name)
 	if pvc.Spec.VolumeName != "" && (old == nil || old.Spec.VolumeName != pvc.Spec.VolumeName) {
 		return fmt.Sprintf("%s sets spec.volumeName %q: a consumer's claim may not bind a volume of the provider's; leave it empty and the offered class makes one", who, pvc.Spec.VolumeName)
@@ -287,16 +309,31 @@ func TwinClaimProblem(pvc, old *corev1.PersistentVolumeClaim, class string) stri
 		return fmt.Sprintf("%s sets spec.selector: a consumer's claim may not pick volumes of the provider's; remove it", who)
 	case pvc.Spec.DataSource != nil || pvc.Spec.DataSourceRef != nil:
 		return fmt.Sprintf("%s sets spec.dataSource or spec.dataSourceRef: a consumer's claim starts empty on a provider; remove them", who)
-	case class == "":
-		return fmt.Sprintf("%s: this provider offers no storage class (its ResourceOffer has no spec.storageClassName and it has no default class), so it takes no claims; ask its administrators for one", who)
-	case pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != class:
+	case pvc.Spec.StorageClassName != nil && slices.Contains(classes.External, *pvc.Spec.StorageClassName):
+		return ""
+	case classes.Virtual == "" && len(classes.External) == 0:
+		return fmt.Sprintf("%s: this provider offers no storage class (its ResourceOffer has no spec.storageClassName nor spec.externalStorageClasses and it has no default class), so it takes no claims; ask its administrators for one", who)
+	case pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != classes.Virtual || classes.Virtual == "":
 		got := "none"
 		if pvc.Spec.StorageClassName != nil {
 			got = fmt.Sprintf("%q", *pvc.Spec.StorageClassName)
 		}
-		return fmt.Sprintf("%s has spec.storageClassName %s: this provider offers class %q; use it (or leave the class out)", who, got, class)
+		return fmt.Sprintf("%s has spec.storageClassName %s: this provider offers %s; use one of them, or ask its administrators to add the class to spec.externalStorageClasses of the ResourceOffer for your cluster",
+			who, got, offeredClassesText(classes))
 	}
 	return ""
+}
+
+// offeredClassesText names what a provider offers, for refusals.
+func offeredClassesText(classes OfferedClaimClasses) string {
+	var parts []string
+	if classes.Virtual != "" {
+		parts = append(parts, fmt.Sprintf("class %q for liqo claims (spec.storageClassName, or its default class)", classes.Virtual))
+	}
+	if len(classes.External) > 0 {
+		parts = append(parts, fmt.Sprintf("classes %q to claim directly (spec.externalStorageClasses)", classes.External))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // TwinLost is the remote phase annotation of a virtual volume whose twin

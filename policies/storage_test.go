@@ -312,30 +312,52 @@ func TestTwinClaimProblem(t *testing.T) {
 		}
 		return c
 	}
+	ssd := OfferedClaimClasses{Virtual: "milan-ssd"}
+	withDisk := OfferedClaimClasses{Virtual: "milan-ssd", External: []string{"remote-disk", "archive"}}
+	onlyDisk := OfferedClaimClasses{External: []string{"remote-disk"}}
+	disk := func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("remote-disk") }
 	bound := claim(func(s *corev1.PersistentVolumeClaimSpec) { s.VolumeName = "pvc-123" })
 	for _, tc := range []struct {
 		name     string
 		pvc, old *corev1.PersistentVolumeClaim
-		class    string
+		class    OfferedClaimClasses
 		want     string
 	}{
-		{name: "the offered class", pvc: claim(nil), class: "milan-ssd"},
-		{name: "another class", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("gold") }), class: "milan-ssd",
-			want: `has spec.storageClassName "gold": this provider offers class "milan-ssd"`},
-		{name: "no class at all", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = nil }), class: "milan-ssd",
+		{name: "the offered class", pvc: claim(nil), class: ssd},
+		{name: "another class", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("gold") }), class: ssd,
+			want: `has spec.storageClassName "gold": this provider offers class "milan-ssd" for liqo claims`},
+		{name: "no class at all", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = nil }), class: ssd,
 			want: "has spec.storageClassName none"},
-		{name: "a provider offering no class takes no claim", pvc: claim(nil), class: "", want: "offers no storage class"},
+		{name: "a provider offering no class takes no claim", pvc: claim(nil), class: OfferedClaimClasses{}, want: "offers no storage class"},
 		{name: "an update keeps the class it was made with", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.StorageClassName = ptr.To("old") }),
-			old: claim(nil), class: "milan-ssd"},
-		{name: "binding a provider's volume by name", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.VolumeName = "pvc-of-someone-else" }), class: "milan-ssd",
+			old: claim(nil), class: ssd},
+		{name: "binding a provider's volume by name", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.VolumeName = "pvc-of-someone-else" }), class: ssd,
 			want: `sets spec.volumeName "pvc-of-someone-else"`},
-		{name: "setting it on a pending claim's update", pvc: bound, old: claim(nil), class: "milan-ssd", want: "sets spec.volumeName"},
-		{name: "growing a claim the provider bound", pvc: bound, old: bound, class: "milan-ssd"},
-		{name: "picking volumes by label", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.Selector = &metav1.LabelSelector{} }), class: "milan-ssd",
+		{name: "setting it on a pending claim's update", pvc: bound, old: claim(nil), class: ssd, want: "sets spec.volumeName"},
+		{name: "growing a claim the provider bound", pvc: bound, old: bound, class: ssd},
+		{name: "picking volumes by label", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) { s.Selector = &metav1.LabelSelector{} }), class: ssd,
 			want: "sets spec.selector"},
 		{name: "a data source", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) {
 			s.DataSourceRef = &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "x"}
-		}), class: "milan-ssd", want: "sets spec.dataSource or spec.dataSourceRef"},
+		}), class: ssd, want: "sets spec.dataSource or spec.dataSourceRef"},
+		{name: "an external class the offer lists", pvc: claim(disk), class: withDisk},
+		{name: "an external class with no class for liqo claims", pvc: claim(disk), class: onlyDisk},
+		{name: "the liqo class when the offer lists only external ones", pvc: claim(nil), class: onlyDisk,
+			want: `has spec.storageClassName "milan-ssd": this provider offers classes ["remote-disk"] to claim directly (spec.externalStorageClasses)`},
+		{name: "an external class the offer does not list", pvc: claim(disk), class: ssd,
+			want: "add the class to spec.externalStorageClasses of the ResourceOffer"},
+		{name: "an external class with a selector", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) {
+			disk(s)
+			s.Selector = &metav1.LabelSelector{}
+		}), class: withDisk, want: "sets spec.selector"},
+		{name: "an external class naming a volume", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) {
+			disk(s)
+			s.VolumeName = "pvc-of-someone-else"
+		}), class: withDisk, want: "sets spec.volumeName"},
+		{name: "an external class with a data source", pvc: claim(func(s *corev1.PersistentVolumeClaimSpec) {
+			disk(s)
+			s.DataSource = &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "x"}
+		}), class: withDisk, want: "sets spec.dataSource"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := TwinClaimProblem(tc.pvc, tc.old, tc.class)

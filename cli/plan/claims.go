@@ -30,7 +30,8 @@ import (
 )
 
 // StrandedClaim means a change deletes, on a peer, the twin namespace that
-// holds the data of a claim of the virtual storage class: the seed warns
+// holds the data of a claim of the virtual storage class, or of a claim of
+// another class reflected there (externally managed storage): the seed warns
 // that unoffloading deletes remote volumes. Always rejected.
 const StrandedClaim ChangeKind = "StrandedClaim"
 
@@ -54,7 +55,7 @@ func (d *diff) strandedClaims(ns string, leaving []string, peers []peer) {
 	out, err := live.remoteClaims(d.ctx, ns, left)
 	if err != nil {
 		d.add(Change{Kind: StrandedClaim, Namespace: ns, Rejected: true, Message: fmt.Sprintf(
-			"claims not checked (%v): a claim of class %s whose data lives on %v would be deleted with the namespace there; fix the access and plan again",
+			"claims not checked (%v): a claim (of class %s, or reflected to a provider) whose data lives on %v would be deleted with the namespace there; fix the access and plan again",
 			err, sharingv1alpha1.VirtualStorageClassName, leaving)})
 		return
 	}

@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -55,6 +56,9 @@ resources:
 	objs = append(objs, boundClaim("data-db-1", milanID+":liqo-demo/data-db-1")...)
 	objs = append(objs, boundClaim("data-db-0", "liqo-storage/pvc-0")...) // on rome: kept
 	objs = append(objs, boundClaim("cache", "")...)                       // another class
+	external := boundClaim("disk", milanID+":liqo-demo/disk")             // reflected: milan's class remote-disk
+	external[1].(*corev1.PersistentVolumeClaim).Spec.StorageClassName = ptr.To("remote-disk")
+	objs = append(objs, external...)
 	objs = append(objs, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "pending", Namespace: "liqo-demo"}})
 	live := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
 
@@ -66,8 +70,9 @@ resources:
 			stranded = append(stranded, c)
 		}
 	}
-	g.Expect(stranded).To(HaveLen(1))
+	g.Expect(stranded).To(HaveLen(2))
 	g.Expect(stranded[0].Message).To(HavePrefix("claim data-db-1 keeps its data on milan (twin claim liqo-demo/data-db-1)"))
+	g.Expect(stranded[1].Message).To(HavePrefix("claim disk keeps its data on milan (twin claim liqo-demo/disk)"), "an externally managed claim reflected there")
 
 	p = compute(t, base, head, Options{})
 	g.Expect(p.Rejected).To(BeFalse(), "without a live view of rome the claims are not checked")

@@ -93,6 +93,13 @@ func offerConfigMapData(providerID, providerName string, offer *sharingv1alpha1.
 	if offer.Spec.StorageClassName != "" {
 		data[sharingv1alpha1.OfferStorageClassKey] = offer.Spec.StorageClassName
 	}
+	if len(offer.Spec.ExternalStorageClasses) > 0 {
+		external, err := json.Marshal(offer.Spec.ExternalStorageClasses)
+		if err != nil {
+			return nil, fmt.Errorf("encoding spec.externalStorageClasses: %w", err)
+		}
+		data[sharingv1alpha1.OfferExternalStorageClassesKey] = string(external)
+	}
 	return data, nil
 }
 

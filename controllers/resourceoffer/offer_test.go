@@ -103,3 +103,18 @@ func TestOfferConfigMapData(t *testing.T) {
 		})
 	}
 }
+
+func TestOfferConfigMapDataPublishesTheStorageClasses(t *testing.T) {
+	g := NewWithT(t)
+	offer := newOffer("rome")
+	offer.Spec.StorageClassName = "fast"
+	offer.Spec.ExternalStorageClasses = []string{"remote-disk", "archive"}
+	data, err := offerConfigMapData(providerID, providerName, offer, rl("cpu", "1"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(data).To(HaveKeyWithValue(sharingv1alpha1.OfferStorageClassKey, "fast"))
+	g.Expect(data[sharingv1alpha1.OfferExternalStorageClassesKey]).To(MatchJSON(`["remote-disk","archive"]`))
+
+	data, err = offerConfigMapData(providerID, providerName, newOffer("rome"), rl("cpu", "1"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(data).NotTo(HaveKey(sharingv1alpha1.OfferExternalStorageClassesKey), "no external classes: the key is absent")
+}

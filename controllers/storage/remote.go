@@ -53,6 +53,14 @@ func (r *VirtualStorageReconciler) bindRemote(ctx context.Context, pvc *corev1.P
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	return r.ensureRemoteTwin(ctx, pvc, peer, twinNS, class, b, reclaim)
+}
+
+// ensureRemoteTwin makes (or finds) the twin claim of class in twinNS on the
+// peer, then the virtual volume held to the peer's virtual node. A claim of
+// that name there that is not this claim's twin is never taken over.
+func (r *VirtualStorageReconciler) ensureRemoteTwin(ctx context.Context, pvc *corev1.PersistentVolumeClaim, peer remote.Peer, twinNS string,
+	class *string, b policies.StorageBinding, reclaim corev1.PersistentVolumeReclaimPolicy) (ctrl.Result, error) {
 	claims := peer.Client.CoreV1().PersistentVolumeClaims(twinNS)
 	twin, err := claims.Get(ctx, pvc.Name, metav1.GetOptions{})
 	switch {

@@ -29,17 +29,40 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
 )
 
-// SetupWithManager watches claims: a virtual claim requeues itself, and a
-// twin claim in the storage namespace requeues its virtual claim, so a twin
-// turning Bound makes the virtual volume at once.
+// SetupWithManager watches claims: a claim outside the storage namespace
+// requeues itself (claimItself), and a twin claim in the storage namespace
+// requeues its virtual claim, so a twin turning Bound makes the virtual
+// volume at once. A NamespaceOffloading requeues its namespace's pending
+// claims, so one applied with its claims (as Flux does) reflects them as
+// soon as its twins are Ready, not at the next 30 s recheck.
 func (r *VirtualStorageReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("virtualstorage").
 		Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(r.claimsFor)).
+		Watches(&offloadingv1alpha1.NamespaceOffloading{}, handler.EnqueueRequestsFromMapFunc(r.pendingExternalClaims)).
 		Complete(r)
+}
+
+// pendingExternalClaims are the claims of the offloading's namespace that
+// may be externally managed storage and are not bound yet.
+func (r *VirtualStorageReconciler) pendingExternalClaims(ctx context.Context, o client.Object) []reconcile.Request {
+	claims := &corev1.PersistentVolumeClaimList{}
+	if err := r.List(ctx, claims, client.InNamespace(o.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the claims of an offloaded namespace; they are rechecked within 30 s", "namespace", o.GetNamespace())
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range claims.Items {
+		pvc := &claims.Items[i]
+		if _, ok := policies.ExternalClaimClass(pvc); ok && pvc.Spec.VolumeName == "" {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(pvc)})
+		}
+	}
+	return out
 }
 
 // claimsFor maps a claim to the virtual claim to reconcile: itself, or the
@@ -49,17 +72,25 @@ func (r *VirtualStorageReconciler) claimsFor(_ context.Context, o client.Object)
 	if !ok {
 		return nil
 	}
-	if isVirtualClaim(pvc) {
-		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(pvc)}}
-	}
-	if pvc.Namespace != r.StorageNamespace {
-		return nil
+	if pvc.Namespace != r.StorageNamespace || isVirtualClaim(pvc) {
+		return r.claimItself(pvc)
 	}
 	ns, name, ok := strings.Cut(pvc.Annotations[sharingv1alpha1.VirtualClaimAnnotation], "/")
 	if !ok || ns == "" || name == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
+
+// claimItself requeues a claim outside the storage namespace that this
+// controller may act on: of the virtual class, or of another class (bound
+// to a reflected volume, or maybe externally managed storage).
+func (r *VirtualStorageReconciler) claimItself(pvc *corev1.PersistentVolumeClaim) []reconcile.Request {
+	_, external := policies.ExternalClaimClass(pvc)
+	if !isVirtualClaim(pvc) && !external && pvc.Spec.VolumeName == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(pvc)}}
 }
 
 // SetupWithManager watches the volumes of the virtual class's provisioner.

@@ -62,6 +62,7 @@ type VirtualStorageReconciler struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=offloading.liqo.io,resources=namespaceoffloadings,verbs=get;list;watch
 
 // Reconcile binds a claim of the virtual class whose first pod has a node,
 // and keeps a bound claim and its twin together (syncBound: the remote
@@ -72,8 +73,11 @@ func (r *VirtualStorageReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if err := r.Get(ctx, req.NamespacedName, pvc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !isVirtualClaim(pvc) || !pvc.DeletionTimestamp.IsZero() {
+	if !pvc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
+	}
+	if !isVirtualClaim(pvc) {
+		return r.reconcileOtherClass(ctx, pvc)
 	}
 	node := pvc.Annotations[policies.SelectedNodeAnnotation]
 	if node == "" && pvc.Spec.VolumeName == "" {
@@ -85,6 +89,24 @@ func (r *VirtualStorageReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	result, err := r.bind(ctx, pvc, node)
 	if err != nil {
 		r.Recorder.Eventf(pvc, nil, corev1.EventTypeWarning, "ProvisioningFailed", "Provision", "%v", err)
+	}
+	return result, err
+}
+
+// reconcileOtherClass follows a claim of another class: one reflected to a
+// provider (its volume is this provisioner's) is kept with its twin as a
+// liqo claim is; a pending one may be externally managed storage.
+func (r *VirtualStorageReconciler) reconcileOtherClass(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (ctrl.Result, error) {
+	if pvc.Spec.VolumeName != "" {
+		return r.syncBound(ctx, pvc)
+	}
+	class, ok := policies.ExternalClaimClass(pvc)
+	if !ok {
+		return ctrl.Result{}, nil
+	}
+	result, err := r.reconcileExternal(ctx, pvc, class)
+	if err != nil {
+		r.Recorder.Eventf(pvc, nil, corev1.EventTypeWarning, "ReflectionFailed", "Reflect", "%v", err)
 	}
 	return result, err
 }

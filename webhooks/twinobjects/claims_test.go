@@ -38,13 +38,13 @@ import (
 )
 
 // claimValidator is milan with a default class standard, and rome's offer
-// naming the class it offers ("" for none).
-func claimValidator(offered string) *Validator {
+// naming the class it offers ("" for none) and the external classes.
+func claimValidator(offered string, external ...string) *Validator {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(sharingv1alpha1.AddToScheme(s))
 	offer := &sharingv1alpha1.ResourceOffer{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo", Name: "rome"},
-		Spec:   sharingv1alpha1.ResourceOfferSpec{ClusterID: "rome-id", StorageClassName: offered},
+		Spec:   sharingv1alpha1.ResourceOfferSpec{ClusterID: "rome-id", StorageClassName: offered, ExternalStorageClasses: external},
 		Status: sharingv1alpha1.ResourceOfferStatus{TenantNamespace: "liqo-tenant-rome"}}
 	standard := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "standard",
 		Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}}, Provisioner: "rancher.io/local-path"}
@@ -71,6 +71,26 @@ func TestAConsumersClaimMustHaveTheOfferedClass(t *testing.T) {
 	v = claimValidator("")
 	g.Expect(v.Handle(ctx, request(rome, "PersistentVolumeClaim", twinClaim("standard"))).Allowed).To(BeTrue(), withoutClass)
 	g.Expect(v.Handle(ctx, request(rome, "PersistentVolumeClaim", twinClaim("fast"))).Allowed).To(BeFalse(), withoutClass)
+}
+
+func TestAConsumerMayClaimTheExternalClassesItsOfferLists(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	v := claimValidator("fast", "remote-disk")
+	g.Expect(v.Handle(ctx, request(rome, "PersistentVolumeClaim", twinClaim("remote-disk"))).Allowed).To(BeTrue())
+	g.Expect(v.Handle(ctx, request(rome, "PersistentVolumeClaim", twinClaim("fast"))).Allowed).To(BeTrue(), "the liqo claims' class still")
+	resp := v.Handle(ctx, request(rome, "PersistentVolumeClaim", twinClaim("private")))
+	g.Expect(resp.Allowed).To(BeFalse(), "a class of the provider's the offer does not list")
+	g.Expect(resp.Result.Message).To(ContainSubstring(`classes ["remote-disk"] to claim directly (spec.externalStorageClasses)`))
+
+	g.Expect(claimValidator("fast").Handle(ctx, request(rome, "PersistentVolumeClaim", twinClaim("remote-disk"))).Allowed).To(BeFalse(),
+		"an offer without spec.externalStorageClasses")
+	g.Expect(claimValidator("", "remote-disk").Handle(ctx, request(rome, "PersistentVolumeClaim", twinClaim("remote-disk"))).Allowed).To(BeTrue(),
+		"an offer naming no class for liqo claims")
+
+	pvc := twinClaim("remote-disk")
+	pvc.Spec.VolumeName = "pvc-of-another-tenant"
+	g.Expect(v.Handle(ctx, request(rome, "PersistentVolumeClaim", pvc)).Allowed).To(BeFalse(), "an external class binds no existing volume either")
 }
 
 func TestAConsumersClaimMayNotBindAProvidersVolume(t *testing.T) {

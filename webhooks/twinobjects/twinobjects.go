@@ -52,8 +52,9 @@ type Validator struct {
 	// far as the manager knows them (--pod-cidr, --reserved-subnets):
 	// endpoints a consumer writes are never there.
 	ProviderRanges []netip.Prefix
-	// Reader finds the class a consumer's claims must have: its
-	// ResourceOffer's spec.storageClassName, else the default class.
+	// Reader finds the classes a consumer's claims may have: its
+	// ResourceOffer's spec.storageClassName (else the default class) and
+	// spec.externalStorageClasses.
 	Reader client.Reader
 }
 
@@ -98,11 +99,11 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 				return admission.Errored(http.StatusBadRequest, err)
 			}
 		}
-		class, err := v.claimClass(ctx, req.UserInfo.Username)
+		classes, err := v.claimClasses(ctx, req.UserInfo.Username)
 		if err != nil {
 			return admission.Errored(http.StatusInternalServerError, err)
 		}
-		problem = policies.TwinClaimProblem(pvc, old, class)
+		problem = policies.TwinClaimProblem(pvc, old, classes)
 	}
 	if problem != "" {
 		return admission.Denied(problem)
@@ -116,29 +117,37 @@ func IsConsumer(username string) bool {
 	return strings.HasPrefix(username, "system:serviceaccount:"+sharingv1alpha1.TenantNamespacePrefix)
 }
 
-// claimClass is the class a consumer's claims must have: the one its
-// ResourceOffer names, else this cluster's default class, else "".
-func (v *Validator) claimClass(ctx context.Context, username string) (string, error) {
+// claimClasses are the classes a consumer's claims may have: the external
+// classes its ResourceOffer lists, and for its liqo claims the class the
+// offer names, else this cluster's default class, else "".
+func (v *Validator) claimClasses(ctx context.Context, username string) (policies.OfferedClaimClasses, error) {
+	var classes policies.OfferedClaimClasses
 	tenant := strings.Split(strings.TrimPrefix(username, "system:serviceaccount:"), ":")[0]
 	offers := &sharingv1alpha1.ResourceOfferList{}
 	if err := v.Reader.List(ctx, offers); err != nil {
-		return "", fmt.Errorf("listing ResourceOffers to find the storage class offered to %s: %w", tenant, err)
+		return classes, fmt.Errorf("listing ResourceOffers to find the storage classes offered to %s: %w", tenant, err)
 	}
 	for _, o := range offers.Items {
-		if o.Status.TenantNamespace == tenant && o.Spec.StorageClassName != "" {
-			return o.Spec.StorageClassName, nil
+		if o.Status.TenantNamespace == tenant {
+			classes.Virtual = o.Spec.StorageClassName
+			classes.External = o.Spec.ExternalStorageClasses
+			break
 		}
 	}
-	classes := &storagev1.StorageClassList{}
-	if err := v.Reader.List(ctx, classes); err != nil {
-		return "", fmt.Errorf("listing StorageClasses to find the default one: %w", err)
+	if classes.Virtual != "" {
+		return classes, nil
 	}
-	for _, c := range classes.Items {
+	list := &storagev1.StorageClassList{}
+	if err := v.Reader.List(ctx, list); err != nil {
+		return classes, fmt.Errorf("listing StorageClasses to find the default one: %w", err)
+	}
+	for _, c := range list.Items {
 		if c.Annotations[defaultClassAnnotation] == "true" {
-			return c.Name, nil
+			classes.Virtual = c.Name
+			break
 		}
 	}
-	return "", nil
+	return classes, nil
 }
 
 // defaultClassAnnotation marks a cluster's default StorageClass.

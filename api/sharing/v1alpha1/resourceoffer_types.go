@@ -93,6 +93,19 @@ type ResourceOfferSpec struct {
 	// +optional
 	StorageClassName string `json:"storageClassName,omitempty"`
 
+	// ExternalStorageClasses are classes of this provider that the
+	// consumer's claims may name directly (externally managed storage): a
+	// claim of one of them in an offloaded namespace, of a class the consumer
+	// does not have, is made here in the namespace's twin and bound here, and
+	// its pods run here. A class not listed is refused in twins, so a
+	// consumer cannot reach classes this provider keeps for itself.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	ExternalStorageClasses []string `json:"externalStorageClasses,omitempty"`
+
 	// WithdrawalGracePeriod is how long the consumer has, once this offer is
 	// deleted, to take back what it runs here by unpeering. Meanwhile no new
 	// ShadowPod of the consumer's is admitted and nothing of its is touched.

@@ -154,6 +154,9 @@ func TestAdmission(t *testing.T) {
 		{name: "missing cluster ID", spec: "spec: {sharingPercentage: 10}", wantErr: "spec.clusterId: Required"},
 		{name: "empty cluster ID", spec: "spec: {clusterId: \"\"}", wantErr: "spec.clusterId"},
 		{name: "bad quantity", spec: "spec: {clusterId: c, resources: {limits: {cpu: lots}}}", wantErr: "spec.resources.limits.cpu"},
+		{name: "external storage classes", spec: "spec: {clusterId: c, externalStorageClasses: [remote-disk, archive.example.com]}"},
+		{name: "an external class that is not a class name", spec: "spec: {clusterId: c, externalStorageClasses: [Remote_Disk]}", wantErr: "spec.externalStorageClasses[0]"},
+		{name: "an external class twice", spec: "spec: {clusterId: c, externalStorageClasses: [remote-disk, remote-disk]}", wantErr: "spec.externalStorageClasses[1]: Duplicate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

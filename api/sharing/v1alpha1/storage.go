@@ -32,6 +32,10 @@ const (
 	// OfferStorageClassKey in the offer ConfigMap is the provider's
 	// ResourceOffer spec.storageClassName; absent, the provider's default class.
 	OfferStorageClassKey = "storageClass"
+	// OfferExternalStorageClassesKey in the offer ConfigMap is the provider's
+	// ResourceOffer spec.externalStorageClasses, a JSON list of class names;
+	// absent, none.
+	OfferExternalStorageClassesKey = "externalStorageClasses"
 
 	// VirtualClaimUIDLabel marks a twin claim with the UID of the virtual
 	// claim it serves.
