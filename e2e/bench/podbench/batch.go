@@ -85,7 +85,7 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		if err != nil {
 			return err
 		}
-		m, err := ReadMemory(pid)
+		m, err := framework.ReadMemory(pid)
 		if before {
 			r.KubeletBefore = m
 		} else {
@@ -112,7 +112,7 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 	if err != nil {
 		return Sample{}, nil, Traffic{}, err
 	}
-	cpuBefore, err := readCPU(b.Rome, b.Milan)
+	cpuBefore, err := ReadCPU(b.Rome, b.Milan)
 	if err != nil {
 		return Sample{}, nil, Traffic{}, err
 	}
@@ -122,7 +122,7 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 	if err != nil {
 		return s, nil, Traffic{}, err
 	}
-	cpuAfter, err := readCPU(b.Rome, b.Milan)
+	cpuAfter, err := ReadCPU(b.Rome, b.Milan)
 	if err != nil {
 		return s, nil, Traffic{}, err
 	}

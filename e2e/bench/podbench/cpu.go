@@ -58,8 +58,8 @@ func ParseStatCPU(stat string) (time.Duration, error) {
 	return time.Duration(ticks) * clockTick, nil
 }
 
-// readCPU snapshots the CPU time of every process of the clusters.
-func readCPU(clusters ...*lab.Cluster) (CPU, error) {
+// ReadCPU snapshots the CPU time of every process of the clusters.
+func ReadCPU(clusters ...*lab.Cluster) (CPU, error) {
 	out := CPU{}
 	for _, c := range clusters {
 		for _, name := range c.ProcessNames() {

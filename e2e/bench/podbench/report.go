@@ -25,6 +25,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
 )
 
 // Result is one batch size, both paths.
@@ -34,7 +36,7 @@ type Result struct {
 	Offloaded Sample
 	// Kubelet is the memory of the consumer's manager process, which runs the
 	// virtual kubelets: before the batch (fresh process) and after it.
-	KubeletBefore, KubeletAfter Memory
+	KubeletBefore, KubeletAfter framework.Memory
 	// VanillaCPU and OffloadedCPU are what each lab process used from the
 	// first create to the last pod Running.
 	VanillaCPU, OffloadedCPU CPU

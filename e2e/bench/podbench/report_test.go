@@ -26,6 +26,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
 )
 
 func result() Result {
@@ -33,7 +35,7 @@ func result() Result {
 		Pods:          100,
 		Vanilla:       Sample{Latencies: ms100(100), Wall: 2 * time.Second},
 		Offloaded:     Sample{Latencies: scaled(ms100(99), 2), Unfinished: 1, Wall: 5 * time.Second},
-		KubeletBefore: Memory{Current: 40 * mib}, KubeletAfter: Memory{Peak: 60 * mib, Current: 55 * mib},
+		KubeletBefore: framework.Memory{Current: 40 * mib}, KubeletAfter: framework.Memory{Peak: 60 * mib, Current: 55 * mib},
 		VanillaCPU:   CPU{"milan/kube-apiserver": 2 * time.Second},
 		OffloadedCPU: CPU{"milan/kube-apiserver": 3 * time.Second, "rome/spillway-controller": 3 * time.Second},
 	}
