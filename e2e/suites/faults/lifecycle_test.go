@@ -19,36 +19,22 @@ limitations under the License.
 package faults_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	discoveryv1alpha1 "github.com/spillway-dev/spillway/api/discovery/v1alpha1"
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
-	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
-	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 	"github.com/spillway-dev/spillway/policies"
@@ -203,66 +189,9 @@ func podUIDs(pods []corev1.Pod) map[string]types.UID {
 // metrics endpoint, the sum over all series of that name when no labels are
 // given; a series not exposed reads as 0.
 func managerMetric(ctx context.Context, c *lab.Cluster, series string) float64 {
-	values, err := scrapeManager(ctx, c)
+	values, err := framework.ScrapeManager(ctx, c)
 	Expect(err).NotTo(HaveOccurred())
-	return sumSeries(values, series)
-}
-
-// scrapeManager returns every sample of c's manager's metrics, by series.
-func scrapeManager(ctx context.Context, c *lab.Cluster) (map[string]float64, error) {
-	port, err := c.ExtraPort(0)
-	if err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/metrics", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("metrics of %s's manager: %s", c.Name, resp.Status)
-	}
-	return parseSamples(resp.Body)
-}
-
-// parseSamples reads Prometheus' text format: "series value" per line.
-func parseSamples(r io.Reader) (map[string]float64, error) {
-	out := map[string]float64{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			return nil, fmt.Errorf("metrics line %q: %w", line, err)
-		}
-		out[line[:i]] = v
-	}
-	return out, sc.Err()
-}
-
-func sumSeries(values map[string]float64, series string) float64 {
-	if strings.Contains(series, "{") {
-		return values[series]
-	}
-	sum := 0.0
-	for s, v := range values {
-		if s == series || strings.HasPrefix(s, series+"{") {
-			sum += v
-		}
-	}
-	return sum
+	return framework.SumSeries(values, series)
 }
 
 // Spec 7 of issue 13: peerings come and go without leaving goroutines or
@@ -318,129 +247,42 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 			g.Expect(managerMetric(ctx, rome, "spillway_peering_workers")).To(Equal(workers))
 			g.Expect(managerMetric(ctx, rome, "spillway_peering_sessions")).To(Equal(sessions))
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
-		var after footprint
+		var after framework.Footprint
 		Eventually(func(g Gomega) {
 			after = managerFootprint(ctx, pid)
 			GinkgoWriter.Printf("after: %s\n", after)
-			g.Expect(after.goroutines).To(BeNumerically("~", before.goroutines, before.goroutines/10), "goroutines")
-			g.Expect(after.rssKB).To(BeNumerically("<=", before.rssKB+before.rssKB/10), "VmRSS")
+			g.Expect(after.Goroutines).To(BeNumerically("~", before.Goroutines, before.Goroutines/10), "goroutines")
+			g.Expect(after.RSSKB).To(BeNumerically("<=", before.RSSKB+before.RSSKB/10), "VmRSS")
 		}).WithContext(ctx).WithTimeout(outage(6*time.Minute, 3*time.Minute)).WithPolling(5 * time.Second).Should(Succeed())
 		GinkgoWriter.Printf("after %d peerings created and deleted: %s; before: %s\n", total, after, before)
 		Expect(framework.NodeReady(ctx, romeC, virtualkubeletv1alpha1.VirtualNodeName("milan"))).To(Succeed(), "the suite's peering is untouched")
 	}, SpecTimeout(outage(25*time.Minute, 6*time.Minute)))
 })
 
-// footprint is what a process holds: goroutines (go_goroutines) and memory
-// (VmRSS, and the Go heap's share of it, to tell a leak from pages the
-// runtime keeps).
-type footprint struct {
-	goroutines  int
-	rssKB       int
-	heapInuseKB int
-	heapIdleKB  int
-	releasedKB  int
-}
-
-func (f footprint) String() string {
-	return fmt.Sprintf("%d goroutines, VmRSS %d kB (Go heap in use %d kB, idle %d kB of which released %d kB)",
-		f.goroutines, f.rssKB, f.heapInuseKB, f.heapIdleKB, f.releasedKB)
-}
-
-func managerFootprint(ctx context.Context, pid int) footprint {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+func managerFootprint(ctx context.Context, pid int) framework.Footprint {
+	f, err := framework.ReadFootprint(ctx, rome, pid)
 	Expect(err).NotTo(HaveOccurred())
-	values, err := scrapeManager(ctx, rome)
-	Expect(err).NotTo(HaveOccurred())
-	f := footprint{goroutines: int(values["go_goroutines"]), heapInuseKB: int(values["go_memstats_heap_inuse_bytes"]) / 1024,
-		heapIdleKB: int(values["go_memstats_heap_idle_bytes"]) / 1024, releasedKB: int(values["go_memstats_heap_released_bytes"]) / 1024}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f.rssKB, err = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			Expect(err).NotTo(HaveOccurred())
-		}
-	}
-	Expect(f.rssKB).To(BeNumerically(">", 0))
 	return f
 }
 
-// extraProviders stand for many providers on one lab: each is a namespace on
-// milan with a ServiceAccount whose token is the consumer's identity (bound
-// to the rights a provider's ResourceOffer grants a consumer) and the offer
-// ConfigMap a provider publishes there, under a cluster ID of its own. rome
-// peers with each through a ForeignCluster and a credentials Secret, as
-// with any provider: real API server, real token, real RBAC; only milan's
-// ResourceOffer controller is not the one writing the offer, since it would
-// name milan's own cluster ID and every peering would be milan.
-type extraProviders struct {
-	server string
-	ca     []byte
-}
+// extraProviders are framework.StandInProviders on milan for rome, their
+// objects labelled as this spec's.
+type extraProviders struct{ *framework.StandInProviders }
 
-func extraProvider(ctx context.Context) extraProviders {
-	cfg, err := milan.RESTConfig()
+func extraProvider(context.Context) extraProviders {
+	p, err := framework.NewStandInProviders(rome, romeID, milan, map[string]string{"spillway.liqo.io/e2e": "lifecycle"})
 	Expect(err).NotTo(HaveOccurred())
-	ca := cfg.CAData
-	if len(ca) == 0 {
-		ca, err = os.ReadFile(cfg.CAFile)
-		Expect(err).NotTo(HaveOccurred())
-	}
-	return extraProviders{server: milan.Server(), ca: ca}
+	return extraProviders{p}
 }
 
 func (p extraProviders) peer(ctx context.Context, name string) {
-	ns := name
-	labels := map[string]string{"spillway.liqo.io/e2e": "lifecycle"}
-	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}}))).To(Succeed())
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: ns}}
-	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, sa))).To(Succeed())
-	crud := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
-	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: ns},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"virtualkubelet.liqo.io"}, Resources: []string{"shadowpods"}, Verbs: crud},
-			{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets", "services", "persistentvolumeclaims", "events"}, Verbs: crud},
-			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: crud},
-		}}))).To(Succeed())
-	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "consumer"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "consumer", Namespace: ns}}}))).To(Succeed())
-	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}
-	Expect(milanC.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
-	resources, err := json.Marshal(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi"),
-		corev1.ResourcePods: resource.MustParse("10")})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(client.IgnoreAlreadyExists(milanC.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: sharingv1alpha1.OfferConfigMapName, Namespace: ns},
-		Data: map[string]string{sharingv1alpha1.OfferProviderClusterIDKey: name + "-id", sharingv1alpha1.OfferProviderClusterNameKey: name,
-			sharingv1alpha1.OfferConsumerClusterIDKey: romeID.ClusterID, sharingv1alpha1.OfferResourcesKey: string(resources),
-			sharingv1alpha1.OfferReadyKey: "true"}}))).To(Succeed())
-
-	Expect(client.IgnoreAlreadyExists(romeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-credentials", Namespace: "liqo", Labels: labels},
-		Data: map[string][]byte{sharingv1alpha1.IdentityServerKey: []byte(p.server), sharingv1alpha1.IdentityCAKey: p.ca,
-			sharingv1alpha1.IdentityTokenKey: []byte(tr.Status.Token), sharingv1alpha1.IdentityNamespaceKey: []byte(ns)}}))).To(Succeed())
-	peering := manifests.Peering{Consumer: romeID.ClusterName, Provider: name, ClusterID: name + "-id", CredentialsSecret: name + "-credentials"}
-	Expect(client.IgnoreAlreadyExists(romeC.Create(ctx, peering.ForeignCluster()))).To(Succeed())
+	Expect(p.Prepare(ctx, name)).To(Succeed())
+	Expect(p.Peer(ctx, name)).To(Succeed())
 }
 
 // forget deletes the peerings and waits until rome has let go of them (the
 // ForeignCluster's finalizer done, the virtual node gone), then removes the
 // stand-in providers.
 func (p extraProviders) forget(ctx context.Context, names []string) {
-	for _, name := range names {
-		fc := &discoveryv1alpha1.ForeignCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		Expect(client.IgnoreNotFound(romeC.Delete(ctx, fc))).To(Succeed())
-	}
-	Eventually(func(g Gomega) {
-		for _, name := range names {
-			err := romeC.Get(ctx, client.ObjectKey{Name: name}, &discoveryv1alpha1.ForeignCluster{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "ForeignCluster %s still there: %v", name, err)
-			err = romeC.Get(ctx, client.ObjectKey{Name: virtualkubeletv1alpha1.VirtualNodeName(name)}, &corev1.Node{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "virtual node of %s still there: %v", name, err)
-		}
-	}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
-	for _, name := range names {
-		Expect(client.IgnoreNotFound(romeC.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-credentials", Namespace: "liqo"}}))).To(Succeed())
-		// A second call (the DeferCleanup after the spec's own) finds it terminating.
-		if err := milanC.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); !apierrors.IsConflict(err) {
-			Expect(client.IgnoreNotFound(err)).To(Succeed())
-		}
-	}
+	Expect(p.Forget(ctx, names, 2*time.Minute)).To(Succeed())
 }
