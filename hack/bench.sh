@@ -16,7 +16,7 @@
 # - peers (issue 17, target 7): stand-in providers peered with one consumer in
 #   steps, each timed commit → virtual node and ForeignCluster Ready, with the
 #   consumer manager's goroutines, RSS and CPU per step and the per-peering
-#   slope. SPILLWAY_BENCH_PEERS sets the peerings after each step ("1 10 25 50").
+#   slope. SPILLWAY_BENCH_PEERS sets the peerings after each step ("1 10 25 50 100").
 # The pod benchmark also counts API requests per pod from both API servers'
 # apiserver_request_total (and each manager's rest_client_requests_total), by
 # verb and resource, and profiles rome's manager during the offloaded batch
@@ -40,5 +40,5 @@ echo "bench: reflection latency vs a local watch (SPILLWAY_BENCH_OBJECTS=${SPILL
 go run ./e2e/bench/cmd/spillway-reflectbench
 echo "bench: claims through the virtual storage class vs directly on the provider (SPILLWAY_BENCH_CLAIMS=${SPILLWAY_BENCH_CLAIMS:-100})"
 go run ./e2e/bench/cmd/spillway-storagebench
-echo "bench: peerings on one consumer (SPILLWAY_BENCH_PEERS=\"${SPILLWAY_BENCH_PEERS:-1 10 25 50}\")"
+echo "bench: peerings on one consumer (SPILLWAY_BENCH_PEERS=\"${SPILLWAY_BENCH_PEERS:-1 10 25 50 100}\")"
 go run ./e2e/bench/cmd/spillway-peerbench

@@ -69,7 +69,9 @@ type Bench struct {
 	Rome, Milan *lab.Cluster
 	standIns    *framework.StandInProviders
 	ready       *readiness
-	pid         int
+	// stopWatch ends the readiness watch, before the lab stops.
+	stopWatch context.CancelFunc
+	pid       int
 	// peers are the stand-in peerings made so far, in order.
 	peers []string
 	log   io.Writer
@@ -109,7 +111,9 @@ func Setup(ctx context.Context, root string, log io.Writer) (*Bench, error) {
 	if err != nil {
 		return b, err
 	}
-	return b, b.ready.watch(ctx, cfg)
+	var wctx context.Context
+	wctx, b.stopWatch = context.WithCancel(ctx)
+	return b, b.ready.watch(wctx, cfg)
 }
 
 // State is rome's manager once settled: its footprint, and the CPU the lab
@@ -280,10 +284,14 @@ func (b *Bench) Teardown(ctx context.Context) (Teardown, error) {
 	return t, nil
 }
 
-// Down stops the lab.
+// Down ends the watch, then stops the lab: a watch that outlived its API
+// server would only log the connection's end.
 func (b *Bench) Down() error {
 	if b == nil || b.Lab == nil {
 		return nil
+	}
+	if b.stopWatch != nil {
+		b.stopWatch()
 	}
 	return lab.TearDownSuite(b.Lab)
 }

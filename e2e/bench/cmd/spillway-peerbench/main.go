@@ -41,6 +41,9 @@ import (
 	"syscall"
 	"time"
 
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
 	"github.com/spillway-dev/spillway/e2e/bench/peerbench"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
@@ -53,6 +56,9 @@ func main() {
 }
 
 func run() error {
+	// The readiness watch's informers log through controller-runtime, which
+	// otherwise prints a stack trace to say it has no logger.
+	ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 	cfg, err := peerbench.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err
