@@ -19,6 +19,7 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -153,14 +154,27 @@ func (p *StandInProviders) Unpeer(ctx context.Context, names []string) error {
 // ForeignCluster's finalizer done, the virtual node deleted.
 func (p *StandInProviders) Gone(ctx context.Context, names []string) error {
 	for _, name := range names {
-		if err := p.consumer.Get(ctx, client.ObjectKey{Name: name}, &discoveryv1alpha1.ForeignCluster{}); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("ForeignCluster %s still there: %v", name, err)
+		if err := absent(p.consumer.Get(ctx, client.ObjectKey{Name: name}, &discoveryv1alpha1.ForeignCluster{})); err != nil {
+			return fmt.Errorf("ForeignCluster %s: %w", name, err)
 		}
-		if err := p.consumer.Get(ctx, client.ObjectKey{Name: virtualkubeletv1alpha1.VirtualNodeName(name)}, &corev1.Node{}); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("virtual node of %s still there: %v", name, err)
+		if err := absent(p.consumer.Get(ctx, client.ObjectKey{Name: virtualkubeletv1alpha1.VirtualNodeName(name)}, &corev1.Node{})); err != nil {
+			return fmt.Errorf("virtual node of %s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// absent turns the error of a Get into nil when the object is gone, and an
+// error saying it is still there when the Get succeeded.
+func absent(getErr error) error {
+	switch {
+	case apierrors.IsNotFound(getErr):
+		return nil
+	case getErr == nil:
+		return errors.New("still there")
+	default:
+		return getErr
+	}
 }
 
 // Remove deletes the stand-in providers of names: the credentials Secrets and
