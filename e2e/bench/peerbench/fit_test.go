@@ -34,13 +34,13 @@ func TestFitFindsTheLineThroughExactPoints(t *testing.T) {
 
 func TestFitIsLeastSquaresNotEndpoints(t *testing.T) {
 	g := NewWithT(t)
-	// Through (0,0) (1,3) (2,2): mean x 1, mean y 5/3, Sxy = 2, Sxx = 2.
-	// The endpoints alone would give slope 1 too, so the middle point must
-	// move the intercept: 5/3 - 1 = 2/3.
-	l, err := Fit([]float64{0, 1, 2}, []float64{0, 3, 2})
+	// (0,0) (1,3) (2,0) (3,3): the endpoints alone give slope 1; least
+	// squares: mean x 1.5, mean y 1.5, Sxy = 3, Sxx = 5, so slope 0.6 and
+	// intercept 1.5 - 0.6·1.5 = 0.6.
+	l, err := Fit([]float64{0, 1, 2, 3}, []float64{0, 3, 0, 3})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(l.Slope).To(BeNumerically("~", 1, 1e-9))
-	g.Expect(l.Intercept).To(BeNumerically("~", 2.0/3, 1e-9))
+	g.Expect(l.Slope).To(BeNumerically("~", 0.6, 1e-9))
+	g.Expect(l.Intercept).To(BeNumerically("~", 0.6, 1e-9))
 }
 
 func TestFitNeedsTwoDifferentCounts(t *testing.T) {
