@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -160,10 +161,16 @@ func (b *Bench) warmUp(ctx context.Context, p path, n int) error {
 
 // cleanup deletes a run's pods at once and waits until none is left where
 // they were created nor, for offloaded pods, in milan's twin namespace.
+// The deletion is asked again while pods are left: one DeleteCollection of
+// 10,000 offloaded pods outlasted the API server's request timeout, deleted
+// only part of them and ended the run before its report was written.
 func (b *Bench) cleanup(ctx context.Context, p path, run string, n int) error {
 	sel := metav1.ListOptions{LabelSelector: RunLabel + "=" + run}
-	if err := p.cs.CoreV1().Pods(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}, sel); err != nil {
-		return fmt.Errorf("deleting the pods of run %s in namespace %s: %w", run, p.ns, err)
+	deleteLeft := func(ctx context.Context) error {
+		if err := p.cs.CoreV1().Pods(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}, sel); err != nil {
+			return fmt.Errorf("deleting the pods of run %s in namespace %s: %w", run, p.ns, err)
+		}
+		return nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute+time.Duration(n)*200*time.Millisecond)
 	defer cancel()
@@ -171,6 +178,11 @@ func (b *Bench) cleanup(ctx context.Context, p path, run string, n int) error {
 		left, err := p.cs.CoreV1().Pods(p.ns).List(ctx, sel)
 		if err != nil {
 			return err
+		}
+		if live := slices.ContainsFunc(left.Items, func(pod corev1.Pod) bool { return pod.DeletionTimestamp.IsZero() }); live {
+			if err := deleteLeft(ctx); err != nil {
+				return err
+			}
 		}
 		if len(left.Items) > 0 {
 			return fmt.Errorf("%d pods of run %s left in namespace %s", len(left.Items), run, p.ns)
