@@ -73,8 +73,8 @@ func TestAdoption(t *testing.T) {
 
 func TestShadowPodVerdict(t *testing.T) {
 	now := metav1.Now()
-	sp := func(uid string) *virtualkubeletv1alpha1.ShadowPod {
-		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{LocalPodUIDAnnotation: uid}}}
+	sp := func(uid string) *metav1.PartialObjectMetadata {
+		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{LocalPodUIDAnnotation: uid}}}
 	}
 	pod := func(uid string, phase corev1.PodPhase, deleting bool) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", UID: types.UID(uid)}, Status: corev1.PodStatus{Phase: phase}}
@@ -87,7 +87,7 @@ func TestShadowPodVerdict(t *testing.T) {
 	deletingSP.DeletionTimestamp = &now
 	tests := []struct {
 		name string
-		sp   *virtualkubeletv1alpha1.ShadowPod
+		sp   *metav1.PartialObjectMetadata
 		pod  *corev1.Pod
 		want verdict
 	}{
