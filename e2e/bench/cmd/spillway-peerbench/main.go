@@ -34,28 +34,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/spillway-dev/spillway/e2e/bench/benchcmd"
 	"github.com/spillway-dev/spillway/e2e/bench/peerbench"
-	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "spillway-peerbench:", err)
-		os.Exit(1)
-	}
-}
+const name = "spillway-peerbench"
 
-func run() error {
+func main() { benchcmd.Main(name, run) }
+
+func run(ctx context.Context, root string) error {
 	// The readiness watch's informers log through controller-runtime, which
 	// otherwise prints a stack trace to say it has no logger.
 	ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
@@ -63,26 +57,16 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	root, err := lab.RepoRoot()
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	report := peerbench.Report{StartedAt: time.Now().UTC(), CPUs: runtime.NumCPU(), LoadAverage: loadAverage(),
 		StandIns: peerbench.StandIns, Counts: cfg.Counts}
 	fmt.Printf("bench: peerings %v on one consumer, %d CPUs, load average %s at start\nbench: %s.\n",
 		cfg.Counts, report.CPUs, report.LoadAverage, peerbench.StandIns)
 	b, err := peerbench.Setup(ctx, root, os.Stderr)
-	defer func() {
-		if err := b.Down(); err != nil {
-			fmt.Fprintln(os.Stderr, "spillway-peerbench: stopping the lab:", err)
-		}
-	}()
+	defer benchcmd.StopLab(name, b)
 	if err != nil {
 		return err
 	}
-	out := results{dir: filepath.Join(root, "bench", "results"), report: &report}
+	out := results{dir: benchcmd.ResultsDir(root), report: &report}
 	if report.Baseline, err = b.Settle(ctx); err != nil {
 		return err
 	}
@@ -126,9 +110,6 @@ type results struct {
 
 // write prints the tables and writes peers.txt and peers.json.
 func (r results) write() error {
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return err
-	}
 	r.report.Steps = r.report.Steps[:0]
 	for _, s := range r.steps {
 		r.report.Steps = append(r.report.Steps, peerbench.Reported(s))
@@ -158,11 +139,5 @@ func (r results) write() error {
 	if err != nil {
 		return err
 	}
-	for name, content := range map[string][]byte{"peers.txt": []byte(table.String()), "peers.json": data} {
-		if err := os.WriteFile(filepath.Join(r.dir, name), content, 0o644); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("bench: wrote %s/peers.{txt,json}\n", r.dir)
-	return nil
+	return benchcmd.WriteResults(r.dir, map[string][]byte{"peers.txt": []byte(table.String()), "peers.json": data})
 }

@@ -34,44 +34,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/spillway-dev/spillway/e2e/bench/benchcmd"
 	"github.com/spillway-dev/spillway/e2e/bench/podbench"
-	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "spillway-podbench:", err)
-		os.Exit(1)
-	}
-}
+const name = "spillway-podbench"
 
-func run() error {
+func main() { benchcmd.Main(name, run) }
+
+func run(ctx context.Context, root string) error {
 	cfg, err := podbench.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err
 	}
-	root, err := lab.RepoRoot()
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	report := podbench.Report{StartedAt: time.Now().UTC(), CreatorQPS: cfg.CreatorQPS, Workers: cfg.CreatorWorkers,
 		LabQPS: cfg.LabQPS.QPS, LabBurst: cfg.LabQPS.Burst, Provider: podbench.ProviderSpec("milan", cfg.Counts)}
 	fmt.Printf("bench: pods %v, created at %g/s on both sides; controller-manager and scheduler at QPS %d (burst %d) on both clusters; provider %s\n",
 		cfg.Counts, cfg.CreatorQPS, cfg.LabQPS.QPS, cfg.LabQPS.Burst, report.Provider)
 	b, err := podbench.Setup(ctx, root, cfg, os.Stderr)
-	defer func() {
-		if err := b.Down(); err != nil {
-			fmt.Fprintln(os.Stderr, "spillway-podbench: stopping the lab:", err)
-		}
-	}()
+	defer benchcmd.StopLab(name, b)
 	if err != nil {
 		return err
 	}
@@ -84,7 +68,7 @@ func run() error {
 		results = append(results, r)
 		report.Runs = append(report.Runs, podbench.Reported(r))
 		// Written after every batch, so a long run interrupted later keeps what it measured.
-		if err := write(filepath.Join(root, "bench", "results"), report, results); err != nil {
+		if err := write(benchcmd.ResultsDir(root), report, results); err != nil {
 			return err
 		}
 	}
@@ -93,9 +77,6 @@ func run() error {
 
 // write prints the table and writes pods.txt, pods.json and pods.svg.
 func write(dir string, report podbench.Report, results []podbench.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	var table strings.Builder
 	if err := podbench.WriteTable(&table, results); err != nil {
 		return err
@@ -115,11 +96,5 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 	if err != nil {
 		return err
 	}
-	for name, content := range map[string][]byte{"pods.txt": []byte(table.String()), "pods.json": data, "pods.svg": []byte(podbench.PlotCDF(results))} {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("bench: wrote %s/pods.{txt,json,svg}\n", dir)
-	return nil
+	return benchcmd.WriteResults(dir, map[string][]byte{"pods.txt": []byte(table.String()), "pods.json": data, "pods.svg": []byte(podbench.PlotCDF(results))})
 }

@@ -31,60 +31,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/spillway-dev/spillway/e2e/bench/benchcmd"
 	"github.com/spillway-dev/spillway/e2e/bench/reflectbench"
-	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "spillway-reflectbench:", err)
-		os.Exit(1)
-	}
-}
+const name = "spillway-reflectbench"
+
+func main() { benchcmd.Main(name, run) }
 
 func config() (reflectbench.Config, error) {
 	cfg := reflectbench.Config{Objects: 1000, QPS: 50, Timeout: 2 * time.Minute}
-	if v := os.Getenv("SPILLWAY_BENCH_OBJECTS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return cfg, fmt.Errorf("SPILLWAY_BENCH_OBJECTS=%q: want a positive number of objects per kind", v)
-		}
-		cfg.Objects = n
+	if err := benchcmd.EnvPositiveInt("SPILLWAY_BENCH_OBJECTS", "objects per kind", &cfg.Objects); err != nil {
+		return cfg, err
 	}
-	if v := os.Getenv("SPILLWAY_BENCH_UPDATE_QPS"); v != "" {
-		q, err := strconv.ParseFloat(v, 64)
-		if err != nil || q <= 0 {
-			return cfg, fmt.Errorf("SPILLWAY_BENCH_UPDATE_QPS=%q: want a positive number of updates per second", v)
-		}
-		cfg.QPS = q
-	}
-	return cfg, nil
+	return cfg, benchcmd.EnvPositiveFloat("SPILLWAY_BENCH_UPDATE_QPS", "updates per second", &cfg.QPS)
 }
 
-func run() error {
+func run(ctx context.Context, root string) error {
 	cfg, err := config()
 	if err != nil {
 		return err
 	}
-	root, err := lab.RepoRoot()
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	b, err := reflectbench.Setup(ctx, root, cfg, os.Stderr)
-	defer func() {
-		if err := b.Down(); err != nil {
-			fmt.Fprintln(os.Stderr, "spillway-reflectbench: stopping the lab:", err)
-		}
-	}()
+	defer benchcmd.StopLab(name, b)
 	if err != nil {
 		return err
 	}
@@ -99,10 +71,6 @@ func run() error {
 	var table strings.Builder
 	reflectbench.Table(&table, batches)
 	fmt.Print(table.String())
-	dir := filepath.Join(root, "bench", "results")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	var reported []reflectbench.Reported
 	for _, batch := range batches {
 		reported = append(reported, reflectbench.Report(batch))
@@ -111,11 +79,6 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{"reflection.txt": []byte(table.String()), "reflection.json": js, "reflection.svg": []byte(reflectbench.Plot(batches))} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("reflectbench: results in %s (reflection.txt, .json, .svg)\n", dir)
-	return nil
+	return benchcmd.WriteResults(benchcmd.ResultsDir(root), map[string][]byte{
+		"reflection.txt": []byte(table.String()), "reflection.json": js, "reflection.svg": []byte(reflectbench.Plot(batches))})
 }

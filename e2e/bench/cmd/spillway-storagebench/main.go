@@ -32,47 +32,26 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spillway-dev/spillway/e2e/bench/benchcmd"
 	"github.com/spillway-dev/spillway/e2e/bench/podbench"
 	"github.com/spillway-dev/spillway/e2e/bench/storagebench"
-	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "spillway-storagebench:", err)
-		os.Exit(1)
-	}
-}
+const name = "spillway-storagebench"
 
-func run() error {
+func main() { benchcmd.Main(name, run) }
+
+func run(ctx context.Context, root string) error {
 	cfg := storagebench.Config{Claims: 100, QPS: 20, Timeout: 3 * time.Minute}
-	if v := os.Getenv("SPILLWAY_BENCH_CLAIMS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("SPILLWAY_BENCH_CLAIMS=%q: want a positive number of claims per side", v)
-		}
-		cfg.Claims = n
-	}
-	root, err := lab.RepoRoot()
-	if err != nil {
+	if err := benchcmd.EnvPositiveInt("SPILLWAY_BENCH_CLAIMS", "claims per side", &cfg.Claims); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	b, err := storagebench.Setup(ctx, root, cfg, os.Stderr)
-	defer func() {
-		if err := b.Down(); err != nil {
-			fmt.Fprintln(os.Stderr, "spillway-storagebench: stopping the lab:", err)
-		}
-	}()
+	defer benchcmd.StopLab(name, b)
 	if err != nil {
 		return err
 	}
@@ -83,21 +62,11 @@ func run() error {
 	var table strings.Builder
 	writeTable(&table, res)
 	fmt.Print(table.String())
-	dir := filepath.Join(root, "bench", "results")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	js, err := json.MarshalIndent(report(res, cfg), "", "  ")
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{"storage.txt": []byte(table.String()), "storage.json": js} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("storagebench: results in %s (storage.txt, .json)\n", dir)
-	return nil
+	return benchcmd.WriteResults(benchcmd.ResultsDir(root), map[string][]byte{"storage.txt": []byte(table.String()), "storage.json": js})
 }
 
 // rows are the table's lines: what was timed, and its sample.
