@@ -24,8 +24,6 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/spillway-dev/spillway/e2e/bench/podbench"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
@@ -91,10 +89,7 @@ func Setup(ctx context.Context, root string, log io.Writer) (*Bench, error) {
 	b := &Bench{Lab: l, log: log, ready: newReadiness()}
 	b.Rome, _ = l.Cluster("rome")
 	b.Milan, _ = l.Cluster("milan")
-	peeringOnly := func(o *unstructured.Unstructured) bool {
-		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
-	}
-	if err := framework.QuickStart(ctx, root, b.Rome, b.Milan, peeringOnly); err != nil {
+	if err := framework.QuickStart(ctx, root, b.Rome, b.Milan, framework.PeeringOnly); err != nil {
 		return b, fmt.Errorf("peering rome with milan: %w", err)
 	}
 	romeID, err := framework.IdentityOf(filepath.Join(root, "clusters/rome/install"))

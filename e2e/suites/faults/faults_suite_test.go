@@ -30,7 +30,6 @@ package faults_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -39,7 +38,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,24 +72,17 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	repoRoot, err = lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = framework.Binaries()
+	theLab, err = framework.StartSuiteLab(ctx, "faults", portBase, "rome milan:nodes=3,cpu=8,memory=32Gi")
 	Expect(err).NotTo(HaveOccurred())
-	theLab, err = lab.StartForSuite(ctx, "faults", portBase, lab.MustSpecs("rome milan:nodes=3,cpu=8,memory=32Gi"), false)
+	rome, romeC, err = framework.Member(theLab, "rome")
 	Expect(err).NotTo(HaveOccurred())
-	rome, _ = theLab.Cluster("rome")
-	milan, _ = theLab.Cluster("milan")
-	romeC, err = framework.Client(rome)
+	milan, milanC, err = framework.Member(theLab, "milan")
 	Expect(err).NotTo(HaveOccurred())
-	milanC, err = framework.Client(milan)
+	romeID, err = framework.FleetIdentity(repoRoot, "rome")
 	Expect(err).NotTo(HaveOccurred())
-	romeID, err = framework.IdentityOf(filepath.Join(repoRoot, "clusters/rome/install"))
+	milanID, err = framework.FleetIdentity(repoRoot, "milan")
 	Expect(err).NotTo(HaveOccurred())
-	milanID, err = framework.IdentityOf(filepath.Join(repoRoot, "clusters/milan/install"))
-	Expect(err).NotTo(HaveOccurred())
-	peeringOnly := func(o *unstructured.Unstructured) bool {
-		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
-	}
-	Expect(framework.QuickStartWith(ctx, repoRoot, rome, milan, peeringOnly, managerArgs)).To(Succeed())
+	Expect(framework.QuickStartWith(ctx, repoRoot, rome, milan, framework.PeeringOnly, managerArgs)).To(Succeed())
 }, NodeTimeout(10*time.Minute))
 
 var _ = AfterSuite(func() {

@@ -56,17 +56,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	repoRoot, err = lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = framework.Binaries()
+	theLab, err = framework.StartSuiteLab(ctx, "offloading", portBase, "rome milan:nodes=3,cpu=8,memory=32Gi")
 	Expect(err).NotTo(HaveOccurred())
-	theLab, err = lab.StartForSuite(ctx, "offloading", portBase, lab.MustSpecs("rome milan:nodes=3,cpu=8,memory=32Gi"), false)
+	rome, romeC, err = framework.Member(theLab, "rome")
 	Expect(err).NotTo(HaveOccurred())
-	rome, _ = theLab.Cluster("rome")
-	milan, _ = theLab.Cluster("milan")
-	romeC, err = framework.Client(rome)
+	milan, milanC, err = framework.Member(theLab, "milan")
 	Expect(err).NotTo(HaveOccurred())
-	milanC, err = framework.Client(milan)
-	Expect(err).NotTo(HaveOccurred())
-	romeID, err = framework.IdentityOf(repoRoot + "/clusters/rome/install")
+	romeID, err = framework.FleetIdentity(repoRoot, "rome")
 	Expect(err).NotTo(HaveOccurred())
 	// rome's manager alone, before any peering: the baseline of the memory
 	// figure the pod specs print.
@@ -75,10 +71,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(framework.StartManager(ctx, rome, romeID)).To(Succeed())
 	baselineRSS, _ = managerRSS(rome)
 	// Peering only: the namespaces and workloads are created by the specs.
-	peeringOnly := func(o *unstructured.Unstructured) bool {
-		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
-	}
-	Expect(framework.QuickStart(ctx, repoRoot, rome, milan, peeringOnly)).To(Succeed())
+	Expect(framework.QuickStart(ctx, repoRoot, rome, milan, framework.PeeringOnly)).To(Succeed())
 }, NodeTimeout(10*time.Minute))
 
 var _ = AfterSuite(func() {

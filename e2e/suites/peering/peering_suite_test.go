@@ -59,16 +59,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	repoRoot, err = lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = framework.Binaries()
+	theLab, err = framework.StartSuiteLab(ctx, "peering", portBase, "rome milan:nodes=2,cpu=8,memory=32Gi,nvidia.com/gpu=1")
 	Expect(err).NotTo(HaveOccurred())
-	theLab, err = lab.StartForSuite(ctx, "peering", portBase,
-		lab.MustSpecs("rome milan:nodes=2,cpu=8,memory=32Gi,nvidia.com/gpu=1"), false)
+	rome, romeC, err = framework.Member(theLab, "rome")
 	Expect(err).NotTo(HaveOccurred())
-	rome, _ = theLab.Cluster("rome")
-	milan, _ = theLab.Cluster("milan")
-	romeC, err = framework.Client(rome)
-	Expect(err).NotTo(HaveOccurred())
-	milanC, err = framework.Client(milan)
+	milan, milanC, err = framework.Member(theLab, "milan")
 	Expect(err).NotTo(HaveOccurred())
 
 	romeID = identityOf("rome")
@@ -88,7 +83,7 @@ var _ = AfterSuite(func() {
 })
 
 func identityOf(name string) framework.Identity {
-	id, err := framework.IdentityOf(filepath.Join(repoRoot, "clusters", name, "install"))
+	id, err := framework.FleetIdentity(repoRoot, name)
 	Expect(err).NotTo(HaveOccurred())
 	return id
 }

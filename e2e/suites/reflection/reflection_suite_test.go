@@ -55,23 +55,18 @@ func TestReflection(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	root, err := lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = framework.Binaries()
+	theLab, err = framework.StartSuiteLab(ctx, "reflection", portBase,
+		"venice:nodes=2 florence:nodes=2,cpu=8,memory=32Gi naples:nodes=2,cpu=8,memory=32Gi")
 	Expect(err).NotTo(HaveOccurred())
-	theLab, err = lab.StartForSuite(ctx, "reflection", portBase,
-		lab.MustSpecs("venice:nodes=2 florence:nodes=2,cpu=8,memory=32Gi naples:nodes=2,cpu=8,memory=32Gi"), false)
+	venice, veniceC, err = framework.Member(theLab, "venice")
 	Expect(err).NotTo(HaveOccurred())
-	venice, _ = theLab.Cluster("venice")
-	florence, _ = theLab.Cluster("florence")
-	naples, _ = theLab.Cluster("naples")
+	florence, florenceC, err = framework.Member(theLab, "florence")
+	Expect(err).NotTo(HaveOccurred())
+	naples, naplesC, err = framework.Member(theLab, "naples")
+	Expect(err).NotTo(HaveOccurred())
 	for c, id := range map[*lab.Cluster]framework.Identity{venice: veniceID, florence: florenceID, naples: naplesID} {
 		Expect(framework.Install(ctx, root, c, id)).To(Succeed())
 	}
-	veniceC, err = framework.Client(venice)
-	Expect(err).NotTo(HaveOccurred())
-	florenceC, err = framework.Client(florence)
-	Expect(err).NotTo(HaveOccurred())
-	naplesC, err = framework.Client(naples)
-	Expect(err).NotTo(HaveOccurred())
 	// The lab's stand-in for External Secrets carries each identity Secret.
 	Expect(framework.Peer(ctx, venice, veniceID, florence, florenceID, map[string]string{"topology.liqo.io/region": "center"})).To(Succeed())
 	Expect(framework.Peer(ctx, venice, veniceID, naples, naplesID, map[string]string{"topology.liqo.io/region": "south"})).To(Succeed())

@@ -34,7 +34,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,22 +70,15 @@ func TestTrust(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	root, err := lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = framework.Binaries()
+	theLab, err = framework.StartSuiteLab(ctx, "trust", portBase, "rome milan:nodes=2,cpu=8,memory=32Gi")
 	Expect(err).NotTo(HaveOccurred())
-	theLab, err = lab.StartForSuite(ctx, "trust", portBase, lab.MustSpecs("rome milan:nodes=2,cpu=8,memory=32Gi"), false)
+	rome, romeC, err = framework.Member(theLab, "rome")
 	Expect(err).NotTo(HaveOccurred())
-	rome, _ = theLab.Cluster("rome")
-	milan, _ = theLab.Cluster("milan")
-	romeC, err = framework.Client(rome)
+	milan, milanC, err = framework.Member(theLab, "milan")
 	Expect(err).NotTo(HaveOccurred())
-	milanC, err = framework.Client(milan)
+	romeID, err = framework.FleetIdentity(root, "rome")
 	Expect(err).NotTo(HaveOccurred())
-	romeID, err = framework.IdentityOf(root + "/clusters/rome/install")
-	Expect(err).NotTo(HaveOccurred())
-	peeringOnly := func(o *unstructured.Unstructured) bool {
-		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
-	}
-	Expect(framework.QuickStart(ctx, root, rome, milan, peeringOnly)).To(Succeed())
+	Expect(framework.QuickStart(ctx, root, rome, milan, framework.PeeringOnly)).To(Succeed())
 
 	creds := &corev1.Secret{}
 	Expect(romeC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "milan-credentials"}, creds)).To(Succeed())
