@@ -110,7 +110,7 @@ var _ = Describe("moving a volume", Ordered, func() {
 			g.Expect(romeC.Get(ctx, client.ObjectKeyFromObject(vm), vm)).To(Succeed())
 			g.Expect(conditions.IsReady(vm)).To(BeTrue(), "Ready: %s", conditions.GetMessage(vm, meta.ReadyCondition))
 			g.Expect(conditions.GetReason(vm, meta.ReadyCondition)).To(Equal(policies.MoveMoved))
-		}).WithContext(ctx).WithTimeout(90*time.Second).WithPolling(250*time.Millisecond).Should(Succeed())
+		}).WithContext(ctx).WithTimeout(90 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
 		GinkgoWriter.Printf("move: Ready %s after the claim was detached\n", time.Since(start).Round(time.Millisecond))
 		moved := boundVolume(ctx, romeC, ns, "data")
 		Expect(hostnameAffinity(moved)).To(Equal([]string{"liqo-milan"}), "data gravity: the volume is held to milan's virtual node")
