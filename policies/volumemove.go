@@ -182,6 +182,7 @@ type CopyStep string
 
 // The copy's steps, in order.
 const (
+	CopyRestart        CopyStep = "Restart"
 	CopyCreateTarget   CopyStep = "CreateTarget"
 	CopyWaitTarget     CopyStep = "WaitTarget"
 	CopyCreateReceiver CopyStep = "CreateReceiver"
@@ -192,14 +193,17 @@ const (
 	CopyVerifiedRebind CopyStep = "Rebind"
 )
 
-// NextCopyStep decides the copy's next step. The claim is rebound (and the
-// source reclaimed) only when both Jobs completed: the sender exits 0 only
-// after rsync --checksum found nothing left to copy, the receiver only after
-// the sender said so.
-func NextCopyStep(target *corev1.PersistentVolumeClaim, receiver, sender *batchv1.Job, receiverAddress string) CopyStep {
+// NextCopyStep decides the copy's next step toward node. The claim is
+// rebound (and the source reclaimed) only when both Jobs completed: the
+// sender exits 0 only after rsync --checksum found nothing left to copy, the
+// receiver only after the sender said so. A target made for another node
+// (spec.nodeName changed in git mid-copy) is given up and the copy restarts.
+func NextCopyStep(node string, target *corev1.PersistentVolumeClaim, receiver, sender *batchv1.Job, receiverAddress string) CopyStep {
 	switch {
 	case target == nil:
 		return CopyCreateTarget
+	case target.Annotations[SelectedNodeAnnotation] != node:
+		return CopyRestart
 	case target.Status.Phase != corev1.ClaimBound:
 		return CopyWaitTarget
 	case receiver == nil:

@@ -137,8 +137,11 @@ func TestPodsMountingClaim(t *testing.T) {
 }
 
 func TestNextCopyStep(t *testing.T) {
-	bound := &corev1.PersistentVolumeClaim{Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
-	pending := &corev1.PersistentVolumeClaim{Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+	at := metav1.ObjectMeta{Annotations: map[string]string{SelectedNodeAnnotation: "liqo-milan"}}
+	bound := &corev1.PersistentVolumeClaim{ObjectMeta: at, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
+	pending := &corev1.PersistentVolumeClaim{ObjectMeta: at, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+	elsewhere := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SelectedNodeAnnotation: "liqo-naples"}},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
 	job := func(cond batchv1.JobConditionType) *batchv1.Job {
 		j := &batchv1.Job{}
 		if cond != "" {
@@ -155,6 +158,7 @@ func TestNextCopyStep(t *testing.T) {
 		want             CopyStep
 	}{
 		{"no target yet", nil, nil, nil, "", CopyCreateTarget},
+		{"a target for another node", elsewhere, running, running, "10.0.0.7", CopyRestart},
 		{"target pending", pending, nil, nil, "", CopyWaitTarget},
 		{"target bound", bound, nil, nil, "", CopyCreateReceiver},
 		{"receiver without an address", bound, running, nil, "", CopyWaitReceiverIP},
@@ -169,7 +173,7 @@ func TestNextCopyStep(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			NewWithT(t).Expect(NextCopyStep(tc.target, tc.receiver, tc.sender, tc.address)).To(Equal(tc.want))
+			NewWithT(t).Expect(NextCopyStep("liqo-milan", tc.target, tc.receiver, tc.sender, tc.address)).To(Equal(tc.want))
 		})
 	}
 }

@@ -109,7 +109,7 @@ func (r *VolumeMoveReconciler) reconcile(ctx context.Context, vm *sharingv1alpha
 		return ctrl.Result{}, nil
 	case !check.Proceed:
 		if check.Reason == policies.MoveClaimInUse {
-			if err := r.abandonCopy(ctx, vm); err != nil {
+			if err := r.abandonCopy(ctx, vm, "a pod mounts "+vm.Spec.ClaimName); err != nil {
 				return ctrl.Result{}, err
 			}
 		}

@@ -283,3 +283,24 @@ func TestAMoveToALocalNodeNeedsTheLocalClass(t *testing.T) {
 	r.LocalStorageClass = sharingv1alpha1.VirtualStorageClassName // any class that exists
 	g.Expect(readyReason(reconcileMove(t, r))).To(Equal(policies.MoveCreatingTarget))
 }
+
+func TestANodeChangedMidCopyRestartsTheCopy(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	r := moveSetup(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "rome-worker-2"}})
+	r.LocalStorageClass = sharingv1alpha1.VirtualStorageClassName // any class that exists
+	receiver, _ := copyUnderWay(t, r)
+	vm := &sharingv1alpha1.VolumeMove{}
+	g.Expect(r.Get(ctx, client.ObjectKey{Namespace: ns, Name: "data-0"}, vm)).To(Succeed())
+	vm.Spec.NodeName = "rome-worker-2"
+	g.Expect(r.Update(ctx, vm)).To(Succeed())
+	reconcileMove(t, r)
+	g.Expect(r.Get(ctx, client.ObjectKey{Namespace: ns, Name: "move-" + moveUID}, &corev1.PersistentVolumeClaim{})).To(Satisfy(apierrors.IsNotFound),
+		"the target made for liqo-milan is given up")
+	g.Expect(r.Get(ctx, client.ObjectKeyFromObject(receiver), &batchv1.Job{})).To(Satisfy(apierrors.IsNotFound))
+	expectSourceIntact(t, r)
+	reconcileMove(t, r)
+	target := &corev1.PersistentVolumeClaim{}
+	g.Expect(r.Get(ctx, client.ObjectKey{Namespace: ns, Name: "move-" + moveUID}, target)).To(Succeed())
+	g.Expect(target.Annotations).To(HaveKeyWithValue(policies.SelectedNodeAnnotation, "rome-worker-2"))
+}

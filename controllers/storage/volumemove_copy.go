@@ -58,7 +58,12 @@ func (r *VolumeMoveReconciler) copy(ctx context.Context, vm *sharingv1alpha1.Vol
 		return ctrl.Result{}, err
 	}
 	c := r.moveCopy(vm, address)
-	switch step := policies.NextCopyStep(target, receiver, sender, address); step {
+	switch step := policies.NextCopyStep(vm.Spec.NodeName, target, receiver, sender, address); step {
+	case policies.CopyRestart:
+		if err := r.abandonCopy(ctx, vm, "spec.nodeName changed"); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: copyPoll}, nil
 	case policies.CopyCreateTarget:
 		return ctrl.Result{}, r.createTarget(ctx, vm, s.Claim, c)
 	case policies.CopyWaitTarget:
@@ -185,7 +190,7 @@ func (r *VolumeMoveReconciler) createJob(ctx context.Context, vm *sharingv1alpha
 // abandonCopy deletes what a move that may not run any more made: the
 // Jobs, the Secret and the target claim (and so the target's twin). The
 // claim and its data are never touched here.
-func (r *VolumeMoveReconciler) abandonCopy(ctx context.Context, vm *sharingv1alpha1.VolumeMove) error {
+func (r *VolumeMoveReconciler) abandonCopy(ctx context.Context, vm *sharingv1alpha1.VolumeMove, why string) error {
 	target, err := r.targetClaim(ctx, vm)
 	if err != nil {
 		return err
@@ -200,7 +205,7 @@ func (r *VolumeMoveReconciler) abandonCopy(ctx context.Context, vm *sharingv1alp
 		return fmt.Errorf("deleting the target claim %s/%s of a move that cannot run: %w", target.Namespace, target.Name, err)
 	}
 	r.Recorder.Eventf(vm, nil, corev1.EventTypeWarning, "MoveStopped", "Move",
-		"a pod mounts %s again: the copy is stopped and its target claim %s deleted; the claim and its data are untouched", vm.Spec.ClaimName, target.Name)
+		"%s: the copy is stopped and its target claim %s deleted; the claim %s and its data are untouched", why, target.Name, vm.Spec.ClaimName)
 	return nil
 }
 
