@@ -28,6 +28,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,6 +60,16 @@ type VolumeMoveReconciler struct {
 	// Recorder reports each step on the VolumeMove.
 	Recorder events.EventRecorder
 }
+
+// VolumeMoveJobs selects the copy Jobs of VolumeMoves: the manager's cache
+// holds only those, not every Job of the cluster.
+var VolumeMoveJobs = func() labels.Selector {
+	req, err := labels.NewRequirement(sharingv1alpha1.VolumeMoveLabel, selection.Exists, nil)
+	if err != nil {
+		panic(err)
+	}
+	return labels.NewSelector().Add(*req)
+}()
 
 // blockedRecheck is how often a move that cannot run is decided again: pods
 // and nodes are not watched for it, so a claim stopped being mounted is seen
