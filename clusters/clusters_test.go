@@ -182,7 +182,7 @@ func TestInstallBase(t *testing.T) {
 	g := NewWithT(t)
 	b := build(t, filepath.Join(root, "kustomize", "default"))
 	g.Expect(b.kinds()).To(Equal(map[string]int{
-		"CustomResourceDefinition": 4, "Namespace": 1, "ServiceAccount": 1, "Deployment": 1,
+		"CustomResourceDefinition": 5, "Namespace": 1, "ServiceAccount": 1, "Deployment": 1,
 		"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1, "Service": 1,
 		"StorageClass": 1,
 	}))

@@ -234,6 +234,22 @@ func ParseTwinClaim(s string) (TwinClaimRef, error) {
 	return t, nil
 }
 
+// TwinClaimNameOn is the name, on the provider clusterID in its namespace
+// remoteNamespace, of the twin behind a virtual volume, when the volume is
+// one of Spillway's whose twin is there. An offloaded pod's claim volumes
+// must name the twin: usually the claim's own name, but not for a claim
+// moved there (VolumeMove), whose twin was made for the move's target claim.
+func TwinClaimNameOn(pv *corev1.PersistentVolume, clusterID, remoteNamespace string) (string, bool) {
+	if pv.Annotations[ProvisionedByAnnotation] != sharingv1alpha1.VirtualStorageProvisioner {
+		return "", false
+	}
+	ref, err := ParseTwinClaim(pv.Annotations[sharingv1alpha1.TwinClaimAnnotation])
+	if err != nil || ref.ClusterID != clusterID || ref.Namespace != remoteNamespace {
+		return "", false
+	}
+	return ref.Name, true
+}
+
 // ReclaimVirtualVolume reports whether a volume is a virtual one whose claim
 // is gone and whose policy is Delete: its twin and itself are to be deleted.
 // Retain keeps both, as Kubernetes keeps a retained volume.

@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -59,6 +60,7 @@ import (
 	"github.com/spillway-dev/spillway/controllers/offloadedpod"
 	"github.com/spillway-dev/spillway/controllers/resourceoffer"
 	"github.com/spillway-dev/spillway/controllers/shadowpod"
+	"github.com/spillway-dev/spillway/controllers/storage"
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
 	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/network/fabric"
@@ -256,7 +258,9 @@ func (p process) generation(ctx context.Context) (*generation, error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		// Nothing reads managed fields from the cache; without them a cached
 		// pod is markedly smaller, and the manager caches every pod.
-		Cache:         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields(),
+			// The only Jobs the manager reads are VolumeMoves' copy Jobs.
+			ByObject: map[client.Object]cache.ByObject{&batchv1.Job{}: {Label: storage.VolumeMoveJobs}}},
 		WebhookServer: webhookServer,
 		Scheme:        newScheme(),
 		// Served by the process (run), across generations.

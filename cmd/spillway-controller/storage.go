@@ -32,6 +32,7 @@ type storageFlags struct {
 	enabled   bool
 	namespace string
 	class     string
+	moveImage string
 }
 
 func (f *storageFlags) bind(fs *flag.FlagSet) {
@@ -40,9 +41,15 @@ func (f *storageFlags) bind(fs *flag.FlagSet) {
 		"namespace of the twin claims of "+sharingv1alpha1.VirtualStorageClassName+" claims whose pods run on local nodes")
 	fs.StringVar(&f.class, "storage-class", "",
 		"real StorageClass of those twin claims; empty: the cluster's default class")
+	fs.StringVar(&f.moveImage, "volume-move-image", DefaultVolumeMoveImage,
+		"image with rsync and a POSIX shell that runs the copy Jobs of VolumeMoves; pin it by digest in production")
 }
 
-// setup registers the virtual class's provisioner and its volume reclaimer.
+// DefaultVolumeMoveImage runs the copy Jobs of a VolumeMove: any image with
+// rsync 3 and /bin/sh will do.
+const DefaultVolumeMoveImage = "docker.io/instrumentisto/rsync-ssh:alpine3.21"
+
+// setup registers the virtual class's provisioner, its volume reclaimer and its mover.
 func (f storageFlags) setup(mgr ctrl.Manager, peers *remote.Registry, clusterID string) error {
 	if !f.enabled {
 		return nil
@@ -54,6 +61,11 @@ func (f storageFlags) setup(mgr ctrl.Manager, peers *remote.Registry, clusterID 
 	}
 	if err := (&storage.VirtualVolumeReconciler{Client: mgr.GetClient(), Peers: peers}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the virtual volume reclaimer: %w", err)
+	}
+	mover := &storage.VolumeMoveReconciler{Client: mgr.GetClient(), Peers: peers, LocalStorageClass: f.class, Image: f.moveImage,
+		Recorder: mgr.GetEventRecorder("spillway-volume-move")}
+	if err := mover.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the volume mover: %w", err)
 	}
 	return nil
 }

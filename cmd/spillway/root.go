@@ -93,6 +93,7 @@ open a pull request, and let "spillway plan" tell reviewers what it will do.`,
 		newUnoffloadCommand(),
 		newPeerCommand(),
 		newGenerateCommand(),
+		newMoveCommand(),
 		newPlanCommand(g),
 		newStatusCommand(g),
 	)

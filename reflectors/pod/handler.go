@@ -161,6 +161,9 @@ func (h *Handler) sync(ctx context.Context, pod *corev1.Pod) error {
 	h.Twins.Watch(remoteNs, pod.Namespace)
 	sp := ShadowPodFor(pod, remoteNs, h.LocalClusterID)
 	WithAPIAccess(&sp.Spec.Pod, pod, h.APIServerURL)
+	if err := h.nameTwinClaims(ctx, pod.Namespace, remoteNs, &sp.Spec.Pod); err != nil {
+		return err
+	}
 	if why := RefusedByEveryProvider(sp); why != "" {
 		h.refuse(pod, why)
 		return nil

@@ -52,7 +52,7 @@ func TestKustomizationListsEveryBase(t *testing.T) {
 
 	sort.Strings(k.Resources)
 	g.Expect(k.Resources).To(Equal(onDisk))
-	g.Expect(onDisk).To(HaveLen(4))
+	g.Expect(onDisk).To(HaveLen(5))
 }
 
 // Every generated CRD must pass the API server's own CRD validation:
