@@ -32,7 +32,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spillway-dev/spillway/e2e/framework"
@@ -57,26 +56,19 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	repoRoot, err = lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = framework.Binaries()
-	Expect(err).NotTo(HaveOccurred())
 	// One worker on rome: with the virtual node, a hard anti-affinity of two
 	// replicas puts exactly one on each side.
-	theLab, err = lab.StartForSuite(ctx, "storage", portBase, lab.MustSpecs("rome:nodes=1 milan:nodes=2"), false)
+	theLab, err = framework.StartSuiteLab(ctx, "storage", portBase, "rome:nodes=1 milan:nodes=2")
 	Expect(err).NotTo(HaveOccurred())
-	rome, _ = theLab.Cluster("rome")
-	milan, _ = theLab.Cluster("milan")
-	romeC, err = framework.Client(rome)
+	rome, romeC, err = framework.Member(theLab, "rome")
 	Expect(err).NotTo(HaveOccurred())
-	milanC, err = framework.Client(milan)
+	milan, milanC, err = framework.Member(theLab, "milan")
 	Expect(err).NotTo(HaveOccurred())
-	peeringOnly := func(o *unstructured.Unstructured) bool {
-		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
-	}
 	for _, c := range []*lab.Cluster{rome, milan} {
 		Expect(framework.InstallLocalPath(ctx, c)).To(Succeed())
 		Expect(framework.ApplyDir(ctx, c, filepath.Join(repoRoot, "kustomize/storage"))).To(Succeed())
 	}
-	Expect(framework.QuickStartWith(ctx, repoRoot, rome, milan, peeringOnly, nil)).To(Succeed())
+	Expect(framework.QuickStartWith(ctx, repoRoot, rome, milan, framework.PeeringOnly, nil)).To(Succeed())
 }, NodeTimeout(10*time.Minute))
 
 var _ = AfterSuite(func() {
