@@ -126,6 +126,32 @@ var _ = Describe("a broker", Ordered, func() {
 		Expect(n.Labels).To(HaveKeyWithValue(virtualkubeletv1alpha1.BrokeredLabel, "true"))
 	}, SpecTimeout(90*time.Second))
 
+	It("takes the seed's broker-side step as written, and offloads nothing of its own namespace", func(ctx context.Context) {
+		// Seed 001: a NamespaceOffloading in liqo, Local, selecting virtual
+		// nodes. Spillway's broker needs none, and liqo holds every peering's
+		// credentials: it is accepted (admission) and Stalled with the reason.
+		seed := &offloadingv1alpha1.NamespaceOffloading{
+			ObjectMeta: metav1.ObjectMeta{Name: "offloading", Namespace: "liqo"},
+			Spec: offloadingv1alpha1.NamespaceOffloadingSpec{
+				NamespaceMappingStrategy: offloadingv1alpha1.DefaultNameMappingStrategy,
+				PodOffloadingStrategy:    offloadingv1alpha1.LocalPodOffloadingStrategy,
+				ClusterSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+					{Key: "liqo.io/type", Operator: corev1.NodeSelectorOpIn, Values: []string{"virtual-node"}}}}}},
+			},
+		}
+		Expect(genoaC.Create(ctx, seed)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(genoaC.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
+			g.Expect(conditions.IsStalled(seed)).To(BeTrue())
+			g.Expect(conditions.GetReason(seed, meta.ReadyCondition)).To(Equal(offloadingv1alpha1.ManagerNamespaceReason))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		for _, c := range []client.Client{milanC, naplesC} {
+			requests := &corev1.ConfigMapList{}
+			Expect(c.List(ctx, requests, client.MatchingLabels{sharingv1alpha1.TwinRequestLabel: "true"})).To(Succeed())
+			Expect(requests.Items).To(BeEmpty(), "no twin of genoa's liqo namespace was asked for")
+		}
+	}, SpecTimeout(time.Minute))
+
 	It("runs a Deployment rome offloads across both providers, Running as seen from rome", func(ctx context.Context) {
 		// `spillway offload namespace shop --cluster rome`, Remote: only liqo-genoa.
 		offloading := manifests.Offloading{Namespace: shop, DeclareNamespace: true, PodStrategy: offloadingv1alpha1.RemotePodOffloadingStrategy}
@@ -196,4 +222,16 @@ var _ = Describe("a broker", Ordered, func() {
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 		expectCapacity(ctx, sum(milanOffer, naplesOffer), time.Minute)
 	}, SpecTimeout(4*time.Minute))
+
+	It("deletes at the providers what rome deletes", func(ctx context.Context) {
+		Expect(romeC.Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: shop}},
+			client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+		Eventually(func(g Gomega) {
+			for _, c := range []client.Client{romeC, genoaC, milanC, naplesC} {
+				list := &corev1.PodList{}
+				g.Expect(c.List(ctx, list, client.MatchingLabels{"app": "web"})).To(Succeed())
+				g.Expect(list.Items).To(BeEmpty())
+			}
+		}).WithContext(ctx).WithTimeout(90 * time.Second).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(2*time.Minute))
 })
