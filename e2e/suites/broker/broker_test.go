@@ -20,6 +20,8 @@ package broker_test
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
@@ -48,6 +50,13 @@ const (
 )
 
 var genoaNode = virtualkubeletv1alpha1.VirtualNodeName("genoa")
+
+// kubectl runs the lab's kubectl against cluster c and returns its combined output.
+func kubectl(ctx context.Context, c *lab.Cluster, args ...string) (string, error) {
+	bin := filepath.Join(c.LabBinaries().KubeDir, "kubectl")
+	out, err := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig=" + c.Kubeconfig(), "--request-timeout=20s"}, args...)...).CombinedOutput()
+	return string(out), err
+}
 
 // expectCapacity waits for rome's virtual node for genoa to advertise want.
 func expectCapacity(ctx context.Context, want corev1.ResourceList, within time.Duration) {
@@ -194,6 +203,27 @@ var _ = Describe("a broker", Ordered, func() {
 		Expect(offloadings.Items).To(HaveLen(1))
 		Expect(offloadings.Items[0].Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
 	}, SpecTimeout(3*time.Minute))
+
+	It("answers kubectl logs on rome with what the provider answers, two hops away", func(ctx context.Context) {
+		// kwok serves a fixed log line per cluster (lab.KwokLogLine): the
+		// relay is real at both hops, the container behind it is not.
+		for _, provider := range []struct {
+			cluster *lab.Cluster
+			c       client.Client
+		}{{milan, milanC}, {naples, naplesC}} {
+			pods := running(ctx, Default, provider.c)
+			Expect(pods).NotTo(BeEmpty())
+			pod := pods[0]
+			direct, err := kubectl(ctx, provider.cluster, "logs", "-n", pod.Namespace, pod.Name)
+			Expect(err).NotTo(HaveOccurred(), "%s's own kubectl logs: %s", provider.cluster.Name, direct)
+			Expect(direct).To(ContainSubstring(lab.KwokLogLine(provider.cluster.Name)))
+			Eventually(func(g Gomega) {
+				out, err := kubectl(ctx, rome, "logs", "-n", shop, pod.Name)
+				g.Expect(err).NotTo(HaveOccurred(), out)
+				g.Expect(out).To(Equal(direct))
+			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		}
+	}, SpecTimeout(90*time.Second))
 
 	It("shrinks rome's node when a provider's offer is halved in git", func(ctx context.Context) {
 		halved := limits("4", "8Gi", "20")
