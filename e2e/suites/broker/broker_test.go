@@ -225,6 +225,20 @@ var _ = Describe("a broker", Ordered, func() {
 		}
 	}, SpecTimeout(90*time.Second))
 
+	It("reflects the namespace's ConfigMaps two hops, to the providers that run its pods", func(ctx context.Context) {
+		Expect(romeC.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: shop},
+			Data: map[string]string{"greeting": "from rome"}})).To(Succeed())
+		for _, c := range []client.Client{milanC, naplesC} {
+			pods := running(ctx, Default, c)
+			Expect(pods).NotTo(BeEmpty())
+			Eventually(func(g Gomega) {
+				cm := &corev1.ConfigMap{}
+				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: pods[0].Namespace, Name: "settings"}, cm)).To(Succeed())
+				g.Expect(cm.Data).To(HaveKeyWithValue("greeting", "from rome"))
+			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		}
+	}, SpecTimeout(time.Minute))
+
 	It("shrinks rome's node when a provider's offer is halved in git", func(ctx context.Context) {
 		halved := limits("4", "8Gi", "20")
 		Expect(framework.ApplyFiles(ctx, milan, manifests.Offer{Provider: "milan", Consumer: "genoa", ClusterID: genoaID.ClusterID, Limits: halved}.Files())).To(Succeed())
