@@ -24,6 +24,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
 
 // DefaultSharingPercentage is the share of a provider's free resources offered
@@ -40,11 +42,48 @@ const (
 // FreeAllocatable sums the allocatable resources of the Ready, schedulable,
 // physical nodes and subtracts the requests of the pods still holding them.
 func FreeAllocatable(nodes []corev1.Node, pods []corev1.Pod) corev1.ResourceList {
+	return freeOn(nodes, pods, physicalNodeCounts)
+}
+
+// ResellableFree is what a broker offers consumerID before its percentage:
+// the free capacity of its Ready, schedulable virtual nodes, i.e. of its
+// providers' offers, less the requests of the pods on them. Physical nodes
+// are left out, since the consumer's pods are only placed on virtual nodes.
+// Two kinds of virtual node are never resold, which is what keeps clusters
+// peered in a ring from inflating each other's offers: consumerID's own (its
+// capacity sold back to it), and one labelled brokered (another broker's
+// offer), so capacity is resold at most once.
+func ResellableFree(nodes []corev1.Node, pods []corev1.Pod, consumerID string) corev1.ResourceList {
+	return freeOn(nodes, pods, func(n *corev1.Node) bool { return resellable(n, consumerID) })
+}
+
+// ResellableNodes names the nodes ResellableFree counts, for status messages.
+func ResellableNodes(nodes []corev1.Node, consumerID string) []string {
+	var names []string
+	for i := range nodes {
+		if resellable(&nodes[i], consumerID) {
+			names = append(names, nodes[i].Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func resellable(n *corev1.Node, consumerID string) bool {
+	return n.Labels[virtualNodeLabelKey] == virtualNodeLabelValue &&
+		n.Labels[virtualkubeletv1alpha1.RemoteClusterIDLabel] != consumerID &&
+		n.Labels[virtualkubeletv1alpha1.BrokeredLabel] != "true" &&
+		schedulableAndReady(n)
+}
+
+// freeOn sums the allocatable of the nodes counts accepts and subtracts the
+// requests (and one pod slot) of each pod bound to one of them.
+func freeOn(nodes []corev1.Node, pods []corev1.Pod, counts func(*corev1.Node) bool) corev1.ResourceList {
 	free := corev1.ResourceList{}
 	counted := map[string]bool{}
 	for i := range nodes {
 		n := &nodes[i]
-		if !nodeCounts(n) {
+		if !counts(n) {
 			continue
 		}
 		counted[n.Name] = true
@@ -78,8 +117,12 @@ func FreeAllocatable(nodes []corev1.Node, pods []corev1.Pod) corev1.ResourceList
 	return free
 }
 
-func nodeCounts(n *corev1.Node) bool {
-	if n.Labels[virtualNodeLabelKey] == virtualNodeLabelValue || n.Spec.Unschedulable {
+func physicalNodeCounts(n *corev1.Node) bool {
+	return n.Labels[virtualNodeLabelKey] != virtualNodeLabelValue && schedulableAndReady(n)
+}
+
+func schedulableAndReady(n *corev1.Node) bool {
+	if n.Spec.Unschedulable {
 		return false
 	}
 	for _, c := range n.Status.Conditions {

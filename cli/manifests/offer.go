@@ -43,6 +43,9 @@ type Offer struct {
 	Limits            corev1.ResourceList
 	SharingPercentage *int32
 	Labels            map[string]string
+	// Broker resells the provider's own providers (spec.broker); it goes
+	// with a percentage, never with Limits.
+	Broker bool
 }
 
 // ResourceOfferFile and PushSecretFile are the files generate offer writes.
@@ -61,6 +64,7 @@ func (o Offer) ResourceOffer() *sharingv1alpha1.ResourceOffer {
 			ClusterName:       o.Consumer,
 			SharingPercentage: o.SharingPercentage,
 			Labels:            o.Labels,
+			Broker:            o.Broker,
 		},
 	}
 	if len(o.Limits) > 0 {

@@ -323,7 +323,8 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, o options, fab *fab
 	if err := ror.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ResourceOffer controller: %w", err)
 	}
-	nor := &namespaceoffloading.NamespaceOffloadingReconciler{Client: mgr.GetClient(), LocalClusterID: o.clusterID, LocalClusterName: o.clusterName, Peers: peers}
+	nor := &namespaceoffloading.NamespaceOffloadingReconciler{Client: mgr.GetClient(), LocalClusterID: o.clusterID, LocalClusterName: o.clusterName, Peers: peers,
+		ManagerNamespace: o.namespace}
 	if err := nor.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the NamespaceOffloading controller: %w", err)
 	}

@@ -45,6 +45,7 @@ type offerOptions struct {
 	gpu        string
 	percentage int32
 	labels     []string
+	broker     bool
 }
 
 func newGenerateOfferCommand() *cobra.Command {
@@ -60,7 +61,9 @@ the ClusterSecretStore fleet-secrets. CONSUMER's side is written by
 The offer is either fixed (--cpu, --memory, --gpu) or a percentage of the
 provider's free allocatable resources (--sharing-percentage, default 90).
 --label adds a cluster label copied onto CONSUMER's virtual node, for
-cluster selectors. --cluster-id defaults to the CLUSTER_ID in
+cluster selectors. --broker makes this cluster CONSUMER's broker: the offer is
+a percentage of its providers' virtual nodes, where CONSUMER's pods then run.
+--cluster-id defaults to the CLUSTER_ID in
 <fleet>/CONSUMER/install when CONSUMER is in the fleet.`,
 		Example: `  spillway generate offer rome --cluster milan --label topology.liqo.io/region=north
   spillway generate offer rome --cluster naples --cpu 4 --memory 16Gi --gpu 1`,
@@ -72,6 +75,7 @@ cluster selectors. --cluster-id defaults to the CLUSTER_ID in
 	c.Flags().StringVar(&o.memory, "memory", "", "a fixed amount of memory, e.g. 16Gi")
 	c.Flags().StringVar(&o.gpu, "gpu", "", "a fixed number of "+string(manifests.GPUResource))
 	c.Flags().Int32Var(&o.percentage, "sharing-percentage", 0, "offer this percentage (1-100) of free allocatable resources instead")
+	c.Flags().BoolVar(&o.broker, "broker", false, "resell this cluster's providers to CONSUMER: offer a percentage of its virtual nodes, and run CONSUMER's pods on them")
 	c.Flags().StringArrayVar(&o.labels, "label", nil, "a cluster label key=value for CONSUMER's virtual node; repeatable")
 	o.bind(c, "the provider, whose config folder is written", true)
 	return c
@@ -104,6 +108,12 @@ func (o *offerOptions) run(c *cobra.Command, consumer string) error {
 		}
 		p := o.percentage
 		offer.SharingPercentage = &p
+	}
+	if o.broker {
+		if len(offer.Limits) > 0 {
+			return usageErrorf("--broker and --cpu/--memory/--gpu are mutually exclusive: a broker offers a percentage of its providers' offers (--sharing-percentage)")
+		}
+		offer.Broker = true
 	}
 	if len(o.labels) > 0 {
 		offer.Labels = map[string]string{}

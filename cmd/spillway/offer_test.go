@@ -99,4 +99,12 @@ func TestGenerateOfferWritesFixedLimits(t *testing.T) {
 	decodeStrict(t, find(t, build(t, f, "milan"), "ResourceOffer", "liqo", "venice"), &proportional)
 	g.Expect(proportional.Spec.Resources).To(BeNil())
 	g.Expect(proportional.EffectiveSharingPercentage()).To(BeEquivalentTo(40))
+	g.Expect(proportional.Spec.Broker).To(BeFalse())
+
+	r = spillway("generate", "offer", "venice", "--cluster", "milan", "--fleet", f, "--broker", "--sharing-percentage", "100")
+	g.Expect(r.code).To(Equal(0), r.stderr)
+	var broker sharingv1alpha1.ResourceOffer
+	decodeStrict(t, find(t, build(t, f, "milan"), "ResourceOffer", "liqo", "venice"), &broker)
+	g.Expect(broker.Spec.Broker).To(BeTrue())
+	g.Expect(broker.EffectiveSharingPercentage()).To(BeEquivalentTo(100))
 }

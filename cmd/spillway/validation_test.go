@@ -50,6 +50,8 @@ func TestUsageErrorsNameTheFlagAndExit2(t *testing.T) {
 		{"unknown command", []string{"offlaod"}, `spillway: unknown command "offlaod"`},
 		{"limits and percentage", []string{"generate", "offer", "rome", "--cluster", "milan", "--fleet", f, "--cpu", "4", "--sharing-percentage", "50"},
 			"spillway: --sharing-percentage and --cpu/--memory/--gpu are mutually exclusive"},
+		{"broker with limits", []string{"generate", "offer", "rome", "--cluster", "milan", "--fleet", f, "--broker", "--cpu", "4"},
+			"spillway: --broker and --cpu/--memory/--gpu are mutually exclusive"},
 		{"percentage out of range", []string{"generate", "offer", "rome", "--cluster", "milan", "--fleet", f, "--sharing-percentage", "120"},
 			"spillway: --sharing-percentage 120 is outside 1-100"},
 		{"bad quantity", []string{"generate", "offer", "rome", "--cluster", "milan", "--fleet", f, "--memory", "lots"}, `spillway: --memory "lots" is not a positive quantity`},

@@ -47,6 +47,9 @@ type NamespaceOffloadingReconciler struct {
 	client.Client
 	LocalClusterID, LocalClusterName string
 	Peers                            *remote.Registry
+	// ManagerNamespace is the manager's own namespace (--namespace), never
+	// offloaded; empty: none is refused.
+	ManagerNamespace string
 }
 
 // +kubebuilder:rbac:groups=offloading.liqo.io,resources=namespaceoffloadings,verbs=get;list;watch;update;patch
@@ -77,6 +80,15 @@ func (r *NamespaceOffloadingReconciler) Reconcile(ctx context.Context, req ctrl.
 func (r *NamespaceOffloadingReconciler) reconcile(ctx context.Context, no *offloadingv1alpha1.NamespaceOffloading) (ctrl.Result, error) {
 	if no.Name != offloadingv1alpha1.RequiredName {
 		fluxstatus.MarkNotReady(no, true, "InvalidName", "a NamespaceOffloading must be named %q; this one (%s) is ignored: rename it in git", offloadingv1alpha1.RequiredName, no.Name)
+		return ctrl.Result{}, nil
+	}
+	if r.ManagerNamespace != "" && no.Namespace == r.ManagerNamespace {
+		// Offloaded, its Secrets (every peering's identity and credentials)
+		// would be copied to the providers. Liqo's broker seed offloads it to
+		// reflect a service; a Spillway broker needs no such step.
+		fluxstatus.MarkNotReady(no, true, offloadingv1alpha1.ManagerNamespaceReason,
+			"namespace %s is Spillway's own and holds every peering's credentials: it is never offloaded; remove this NamespaceOffloading from git "+
+				"(a broker needs none: set spec.broker on its ResourceOffer to the consumer)", no.Namespace)
 		return ctrl.Result{}, nil
 	}
 	nodes, err := r.virtualNodes(ctx)

@@ -68,3 +68,19 @@ func schedulingLabel(e *env) string {
 	e.g.Expect(e.c.Get(context.Background(), client.ObjectKey{Name: localNs}, ns)).To(Succeed())
 	return ns.Labels[offloadingv1alpha1.SchedulingEnabledLabel]
 }
+
+// Liqo's broker seed offloads the liqo namespace; here it holds every
+// peering's identity and credentials, which reflection would copy to peers.
+func TestTheManagersNamespaceIsNeverOffloaded(t *testing.T) {
+	e := newEnv(t, newOffloading(), virtualNode("milan"))
+	e.r.ManagerNamespace = localNs
+	milan := e.connect("milan")
+
+	_, no := e.mustReconcile()
+
+	e.g.Expect(conditions.IsStalled(no)).To(BeTrue())
+	e.g.Expect(conditions.GetReason(no, meta.ReadyCondition)).To(Equal(offloadingv1alpha1.ManagerNamespaceReason))
+	e.g.Expect(conditions.GetMessage(no, meta.ReadyCondition)).To(And(ContainSubstring("never offloaded"), ContainSubstring("spec.broker")))
+	e.g.Expect(twinRequest(e.g, milan)).To(BeNil())
+	e.g.Expect(schedulingLabel(e)).To(BeEmpty())
+}

@@ -20,31 +20,37 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
 )
 
 // computeOffer reads nodes and pods only for a percentage offer: a fixed one
-// does not depend on them.
-func (r *ResourceOfferReconciler) computeOffer(ctx context.Context, offer *sharingv1alpha1.ResourceOffer) (corev1.ResourceList, []policies.RoundedToZero, error) {
+// does not depend on them. resold names the virtual nodes a broker's offer
+// counts.
+func (r *ResourceOfferReconciler) computeOffer(ctx context.Context, offer *sharingv1alpha1.ResourceOffer) (offered corev1.ResourceList, zeroed []policies.RoundedToZero, resold []string, err error) {
 	if offer.HasFixedLimits() {
-		offered, zeroed := offeredResources(offer, nil, nil)
-		return offered, zeroed, nil
+		offered, zeroed = offeredResources(offer, nil, nil)
+		return offered, zeroed, nil, nil
 	}
 	nodes := &corev1.NodeList{}
 	if err := r.List(ctx, nodes); err != nil {
-		return nil, nil, fmt.Errorf("listing Nodes to size the offer: %w", err)
+		return nil, nil, nil, fmt.Errorf("listing Nodes to size the offer: %w", err)
 	}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods); err != nil {
-		return nil, nil, fmt.Errorf("listing Pods to size the offer: %w", err)
+		return nil, nil, nil, fmt.Errorf("listing Pods to size the offer: %w", err)
 	}
-	offered, zeroed := offeredResources(offer, nodes.Items, pods.Items)
-	return offered, zeroed, nil
+	offered, zeroed = offeredResources(offer, nodes.Items, pods.Items)
+	if offer.Spec.Broker {
+		resold = policies.ResellableNodes(nodes.Items, offer.Spec.ClusterID)
+	}
+	return offered, zeroed, resold, nil
 }
 
 // offeredResources is the offer: spec.resources.limits verbatim, or the
@@ -61,7 +67,26 @@ func offeredResources(offer *sharingv1alpha1.ResourceOffer, nodes []corev1.Node,
 			others = append(others, pods[i])
 		}
 	}
+	if offer.Spec.Broker {
+		return policies.ScaleOffer(policies.ResellableFree(nodes, others, offer.Spec.ClusterID), offer.EffectiveSharingPercentage())
+	}
 	return policies.ScaleOffer(policies.FreeAllocatable(nodes, others), offer.EffectiveSharingPercentage())
+}
+
+// offeredLabels are spec.labels, and for a broker's offer the brokered
+// label, which no broker's spec.labels can remove: the consumer's virtual
+// node carries it, so the consumer, if a broker itself, never resells it.
+func offeredLabels(offer *sharingv1alpha1.ResourceOffer) map[string]string {
+	labels := maps.Clone(offer.Spec.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if offer.Spec.Broker {
+		labels[virtualkubeletv1alpha1.BrokeredLabel] = "true"
+	} else {
+		delete(labels, virtualkubeletv1alpha1.BrokeredLabel)
+	}
+	return labels
 }
 
 // offerConfigMapData is what the consumer reads through its identity: who
@@ -70,10 +95,7 @@ func offerConfigMapData(providerID, providerName string, offer *sharingv1alpha1.
 	if offered == nil {
 		offered = corev1.ResourceList{}
 	}
-	labels := offer.Spec.Labels
-	if labels == nil {
-		labels = map[string]string{}
-	}
+	labels := offeredLabels(offer)
 	resources, err := json.Marshal(offered)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the offered resources: %w", err)

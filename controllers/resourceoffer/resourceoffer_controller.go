@@ -181,7 +181,8 @@ func (r *ResourceOfferReconciler) sync(ctx context.Context, s *scope) (observati
 	if err := r.ensureRBAC(ctx, s); err != nil {
 		return obs, err
 	}
-	if obs.offered, obs.zeroed, err = r.computeOffer(ctx, s.offer); err != nil {
+	obs.broker = s.offer.Spec.Broker
+	if obs.offered, obs.zeroed, obs.resold, err = r.computeOffer(ctx, s.offer); err != nil {
 		return obs, err
 	}
 	if err := r.ensureOfferConfigMap(ctx, s, obs.offered); err != nil {

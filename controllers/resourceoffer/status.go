@@ -65,6 +65,9 @@ type observation struct {
 	tokenPending    bool
 	offered         corev1.ResourceList
 	zeroed          []policies.RoundedToZero
+	// broker is spec.broker; resold names the virtual nodes its offer counts.
+	broker bool
+	resold []string
 	// network is this side's tunnel to the consumer; nil without a fabric.
 	network *fabric.State
 }
@@ -90,7 +93,12 @@ func readyState(o observation) conditionState {
 			o.tenantNamespace, sharingv1alpha1.ConsumerTokenSecretName, sharingv1alpha1.ConsumerServiceAccountName)}
 	}
 	offered := "offering " + formatResources(o.offered)
-	if len(o.offered) == 0 {
+	switch {
+	case o.broker && len(o.resold) == 0:
+		offered = "offering nothing as a broker (spec.broker): no Ready, schedulable virtual node of a provider to resell; peer with a provider"
+	case o.broker:
+		offered = fmt.Sprintf("offering %s as a broker, resold from %s,", formatResources(o.offered), strings.Join(o.resold, ", "))
+	case len(o.offered) == 0:
 		offered = "offering nothing (no Ready, schedulable node has free allocatable resources)"
 	}
 	return conditionState{status: true, reason: sharingv1alpha1.OfferPublishedReason,

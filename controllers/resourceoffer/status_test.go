@@ -66,6 +66,11 @@ func TestReadyState(t *testing.T) {
 			ready: true, reason: sharingv1alpha1.OfferPublishedReason},
 		{name: "nothing to offer is still an offer", obs: newObservation(withNothingOffered), ready: true,
 			reason: sharingv1alpha1.OfferPublishedReason, messages: []string{"offering nothing", "to cluster rome-id"}},
+		{name: "a broker names what it resells", obs: newObservation(withResold("liqo-milan", "liqo-turin")), ready: true,
+			reason:   sharingv1alpha1.OfferPublishedReason,
+			messages: []string{"offering cpu=7200m, memory=28Gi as a broker, resold from liqo-milan, liqo-turin, to cluster rome-id"}},
+		{name: "a broker with no provider offers nothing and says why", obs: newObservation(withResold(), withNothingOffered), ready: true,
+			reason: sharingv1alpha1.OfferPublishedReason, messages: []string{"no Ready, schedulable virtual node of a provider", "spec.broker"}},
 		{name: "token pending", obs: newObservation(withTokenPending), reason: ConsumerTokenPendingReason,
 			messages: []string{"liqo-tenant-rome/liqo-consumer-token", "ServiceAccount liqo-consumer"}},
 		{name: "namespace held by another offer", stalled: true, reason: TenantNamespaceConflictReason,
@@ -162,4 +167,8 @@ func TestApplyStatusClearsWhatAConflictDoesNotHold(t *testing.T) {
 	g.Expect(offer.Status.IdentitySecretName).To(BeEmpty())
 	g.Expect(offer.Status.Offered).To(BeNil())
 	g.Expect(condition(offer, sharingv1alpha1.StalledCondition).Reason).To(Equal(TenantNamespaceConflictReason))
+}
+
+func withResold(nodes ...string) obsOpt {
+	return func(o *observation) { o.broker, o.resold = true, nodes }
 }

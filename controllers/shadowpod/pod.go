@@ -56,6 +56,9 @@ func desiredPod(sp *virtualkubeletv1alpha1.ShadowPod, consumerID string, scheme 
 	// How long the pod stays on a NotReady node of this cluster is this
 	// cluster's default: the consumer's tolerations were for its virtual node.
 	pod.Spec.Tolerations = policies.WithoutNotReadyTolerations(pod.Spec.Tolerations)
+	// Which of this cluster's nodes runs the pod is this cluster's choice: a
+	// consumer cannot reach its virtual nodes, nor pick a broker's providers.
+	policies.WithoutConsumerNodeChoice(&pod.Spec)
 	// Controller and BlockOwnerDeletion: a foreground deletion of the
 	// ShadowPod waits for the pod's graceful termination.
 	if err := controllerutil.SetControllerReference(sp, pod, scheme); err != nil {
@@ -187,7 +190,7 @@ func mutableSpec(pod, want *corev1.PodSpec) bool {
 		pod.ActiveDeadlineSeconds = ptr.To(*d)
 		changed = true
 	}
-	for _, t := range policies.WithoutNotReadyTolerations(want.Tolerations) {
+	for _, t := range policies.WithoutVirtualNodeTolerations(policies.WithoutNotReadyTolerations(want.Tolerations)) {
 		if !hasToleration(pod.Tolerations, t) {
 			pod.Tolerations = append(pod.Tolerations, t)
 			changed = true

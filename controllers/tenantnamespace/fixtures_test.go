@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
@@ -125,6 +126,7 @@ func testScheme() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
 	utilruntime.Must(sharingv1alpha1.AddToScheme(s))
+	utilruntime.Must(offloadingv1alpha1.AddToScheme(s))
 	return s
 }
 

@@ -35,19 +35,18 @@ const (
 	podSecurityEnforceVersionLabel = "pod-security.kubernetes.io/enforce-version"
 )
 
-// podSecurityLevel is the level of consumerID's ResourceOffer; baseline when
-// it has none (the twin then holds no pod of it anyway).
-func (r *TwinNamespaceReconciler) podSecurityLevel(ctx context.Context, consumerID string) (sharingv1alpha1.PodSecurityLevel, error) {
+// consumerOffer is consumerID's live ResourceOffer, nil when it has none.
+func (r *TwinNamespaceReconciler) consumerOffer(ctx context.Context, consumerID string) (*sharingv1alpha1.ResourceOffer, error) {
 	offers := &sharingv1alpha1.ResourceOfferList{}
 	if err := r.List(ctx, offers); err != nil {
-		return "", fmt.Errorf("listing ResourceOffers for the pod security level of cluster %s: %w", consumerID, err)
+		return nil, fmt.Errorf("listing ResourceOffers for cluster %s: %w", consumerID, err)
 	}
 	for i := range offers.Items {
 		if o := &offers.Items[i]; o.Spec.ClusterID == consumerID && o.DeletionTimestamp.IsZero() {
-			return o.EffectivePodSecurityLevel(), nil
+			return o, nil
 		}
 	}
-	return sharingv1alpha1.PodSecurityBaseline, nil
+	return nil, nil
 }
 
 // setPodSecurityLabels makes the twin enforce level with the API server's

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
@@ -48,6 +49,7 @@ func (r *TwinNamespaceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(isRequest))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.requestsForNamespace)).
 		Watches(&sharingv1alpha1.ResourceOffer{}, handler.EnqueueRequestsFromMapFunc(r.requestsForOffer)).
+		Watches(&offloadingv1alpha1.NamespaceOffloading{}, handler.EnqueueRequestsFromMapFunc(r.requestsForOffloading)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.withdrawnRequestsForWorkload), builder.WithPredicates(deletedOnly)).
 		Watches(&virtualkubeletv1alpha1.ShadowPod{}, handler.EnqueueRequestsFromMapFunc(r.withdrawnRequestsForWorkload),
 			builder.WithPredicates(deletedOnly)).

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 )
 
@@ -41,16 +42,20 @@ func isTwinOf(ns *corev1.Namespace, consumerID string) bool {
 // ensureTwin creates the twin, or brings the labels and annotation of the
 // consumer's existing twin up to date. existing is nil when there is none;
 // the caller has made sure that one that exists is the consumer's.
-func (r *TwinNamespaceReconciler) ensureTwin(ctx context.Context, s *scope, existing *corev1.Namespace) error {
+func (r *TwinNamespaceReconciler) ensureTwin(ctx context.Context, s *scope, existing *corev1.Namespace, offer *sharingv1alpha1.ResourceOffer) error {
 	local := s.request.Data[sharingv1alpha1.TwinLocalNamespaceKey]
-	level, err := r.podSecurityLevel(ctx, s.consumerID)
-	if err != nil {
-		return err
-	}
+	// No offer: baseline; the twin then holds no pod of the consumer anyway.
+	level := offer.EffectivePodSecurityLevel()
 	if existing == nil {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.twin}}
 		twinMetadata(ns, s.consumerID, local)
 		setPodSecurityLabels(ns, level)
+		if offer != nil && offer.Spec.Broker {
+			// A broker's twin is offloaded onward: labelled from the start, the
+			// pod webhook refuses its pods until the broker's NamespaceOffloading
+			// exists (ShadowPods retry) rather than admit them unplaced.
+			ns.Labels[offloadingv1alpha1.SchedulingEnabledLabel] = offloadingv1alpha1.SchedulingEnabledValue
+		}
 		if err := r.Create(ctx, ns, client.FieldOwner(fieldOwner)); err != nil {
 			// AlreadyExists included: the next reconcile re-checks who holds the name.
 			return fmt.Errorf("creating twin Namespace %s for cluster %s: %w", s.twin, s.consumerID, err)

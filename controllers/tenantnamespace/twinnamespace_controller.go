@@ -83,6 +83,7 @@ type TwinNamespaceReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods/exec,verbs=get;create
 // +kubebuilder:rbac:groups="",resources=events,verbs=get;list;watch
 // +kubebuilder:rbac:groups=sharing.liqo.io,resources=resourceoffers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=offloading.liqo.io,resources=namespaceoffloadings,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile is a ladder: get, identify the consumer, withdrawal, validation,
 // conflict, finalizer, work, outcome.
@@ -140,13 +141,20 @@ func (r *TwinNamespaceReconciler) reconcile(ctx context.Context, s *scope) (ctrl
 	if err := r.addFinalizer(ctx, s.request); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.ensureTwin(ctx, s, existing); err != nil {
+	offer, err := r.consumerOffer(ctx, s.consumerID)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.ensureTwin(ctx, s, existing, offer); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.ensureOffloadingClusterRole(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.ensureRoleBinding(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.ensureBrokerOffloading(ctx, s, offer != nil && offer.Spec.Broker); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, r.report(ctx, s.request, sharingv1alpha1.TwinPhaseReady, fmt.Sprintf("twin namespace %s ready", s.twin))

@@ -48,10 +48,16 @@ func Install(ctx context.Context, root string, c *lab.Cluster, id Identity) erro
 // External Secrets carries the identity through the lab's store. It returns
 // once the virtual node is Ready.
 func Peer(ctx context.Context, consumer *lab.Cluster, consumerID Identity, provider *lab.Cluster, providerID Identity, labels map[string]string) error {
+	return PeerWithOffer(ctx, consumer, consumerID, provider, providerID, manifests.Offer{Labels: labels})
+}
+
+// PeerWithOffer is Peer with the offer's terms (limits, percentage, broker
+// mode) given; its provider, consumer and cluster ID are filled in.
+func PeerWithOffer(ctx context.Context, consumer *lab.Cluster, consumerID Identity, provider *lab.Cluster, providerID Identity, offer manifests.Offer) error {
 	if err := EnsureExternalSecrets(ctx, consumer, provider); err != nil {
 		return err
 	}
-	offer := manifests.Offer{Provider: providerID.ClusterName, Consumer: consumerID.ClusterName, ClusterID: consumerID.ClusterID, Labels: labels}
+	offer.Provider, offer.Consumer, offer.ClusterID = providerID.ClusterName, consumerID.ClusterName, consumerID.ClusterID
 	if err := ApplyFiles(ctx, provider, offer.Files()); err != nil {
 		return fmt.Errorf("offering %s to %s: %w", provider.Name, consumer.Name, err)
 	}

@@ -59,3 +59,17 @@ func TestWithAPIAccessLeavesPodsWithoutTokenAndDisabledSupportAlone(t *testing.T
 	g.Expect(spec.Volumes).To(BeEmpty())
 	g.Expect(spec.Containers[0].Env).To(BeEmpty())
 }
+
+// A broker offloads onward a pod that already carries its consumer's
+// address: the address is replaced, never listed twice (which the provider's
+// API server refuses as a duplicate env name).
+func TestWithAPIAccessThroughABrokerReplacesTheAddress(t *testing.T) {
+	g := NewWithT(t)
+	atBroker := podWithToken()
+	atBroker.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "LANG", Value: "C"},
+		{Name: "KUBERNETES_SERVICE_HOST", Value: "api.rome.example.com"}, {Name: "KUBERNETES_SERVICE_PORT", Value: "6443"}}
+	spec := RemotePodSpec(atBroker)
+	WithAPIAccess(&spec, atBroker, "https://api.genoa.example.com:443")
+	g.Expect(spec.Containers[0].Env).To(Equal([]corev1.EnvVar{{Name: "LANG", Value: "C"},
+		{Name: "KUBERNETES_SERVICE_HOST", Value: "api.genoa.example.com"}, {Name: "KUBERNETES_SERVICE_PORT", Value: "443"}}))
+}

@@ -21,6 +21,7 @@ package pod
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -254,9 +255,22 @@ func WithAPIAccess(spec *corev1.PodSpec, local *corev1.Pod, apiServerURL string)
 					remote[i].VolumeMounts = append(remote[i].VolumeMounts, m)
 				}
 			}
-			remote[i].Env = append(remote[i].Env, env...)
+			remote[i].Env = withEnv(remote[i].Env, env)
 		}
 	}
 	restore(spec.InitContainers, local.Spec.InitContainers)
 	restore(spec.Containers, local.Spec.Containers)
+}
+
+// withEnv sets each of set in env, replacing a variable of the same name: a
+// pod a broker offloads onward already carries the address of the cluster it
+// came from, and an env list with a name twice is invalid.
+func withEnv(env, set []corev1.EnvVar) []corev1.EnvVar {
+	out := make([]corev1.EnvVar, 0, len(env)+len(set))
+	for _, e := range env {
+		if !slices.ContainsFunc(set, func(s corev1.EnvVar) bool { return s.Name == e.Name }) {
+			out = append(out, e)
+		}
+	}
+	return append(out, set...)
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -96,17 +97,42 @@ func (r *Reflector) desired(ctx context.Context, key types.NamespacedName, remot
 		}
 		return nil, err
 	}
-	if !local.GetDeletionTimestamp().IsZero() || Skipped(local) || isCopy(local) {
+	if !local.GetDeletionTimestamp().IsZero() || Skipped(local) {
 		return nil, nil
+	}
+	if isCopy(local) {
+		relayed, err := r.relays(ctx, local)
+		if err != nil || !relayed {
+			return nil, err
+		}
 	}
 	return r.kind.Translate(local, remoteNs, &r.peer), nil
 }
 
 // isCopy reports a local object that is itself another cluster's copy (this
-// cluster is also a provider): copies are never copied on.
+// cluster is also a provider).
 func isCopy(o client.Object) bool {
 	_, ok := o.GetLabels()[DestinationClusterIDLabel]
 	return ok
+}
+
+// relays reports whether a copy is copied on to the peer. Copies are not,
+// but for one case: a broker (docs/architecture.md, "The broker") offloads
+// its consumer's twin onward, and the twin's objects are that consumer's
+// copies, which its pods need at the providers. So a copy made for this
+// cluster, in the twin of the cluster it came from, goes on, and never back
+// to that cluster.
+func (r *Reflector) relays(ctx context.Context, copied client.Object) (bool, error) {
+	l := copied.GetLabels()
+	origin := l[sharingv1alpha1.OriginClusterIDLabel]
+	if origin == "" || origin == r.peer.RemoteClusterID || l[DestinationClusterIDLabel] != r.peer.LocalClusterID {
+		return false, nil
+	}
+	ns := &corev1.Namespace{}
+	if err := r.local.Get(ctx, types.NamespacedName{Name: copied.GetNamespace()}, ns); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return ns.Labels[sharingv1alpha1.TwinNamespaceLabel] == origin, nil
 }
 
 // copyLabelsOnly selects the copies made for peer.

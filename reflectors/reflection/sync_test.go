@@ -177,3 +177,43 @@ func TestEnqueueNamespaceQueuesOriginalsAndOrphanedCopies(t *testing.T) {
 	g.Expect(f.r.enqueueNamespace(context.Background(), "offloaded")).To(Succeed())
 	g.Expect(f.r.queue.Len()).To(Equal(2), "app and the orphaned copy gone; never milan's own object")
 }
+
+// A broker's twin holds its consumer's copies; they go on to its providers,
+// and never back to the consumer.
+func TestSyncRelaysAConsumersCopyFromItsTwin(t *testing.T) {
+	// rome (this cluster) is paris's broker: "offloaded" is paris's twin.
+	fromParis := func(c *corev1.ConfigMap) {
+		c.Labels = map[string]string{sharingv1alpha1.OriginClusterIDLabel: "paris-id", DestinationClusterIDLabel: "rome-id"}
+	}
+	twinOf := func(id string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "offloaded", Labels: map[string]string{sharingv1alpha1.TwinNamespaceLabel: id}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		objs    []client.Object
+		relayed bool
+	}{
+		{name: "paris's copy in paris's twin goes on", objs: []client.Object{twinOf("paris-id"), cm("offloaded", "app", "v1", fromParis)}, relayed: true},
+		{name: "a copy in another's twin does not", objs: []client.Object{twinOf("venice-id"), cm("offloaded", "app", "v1", fromParis)}},
+		{name: "a copy outside a twin does not", objs: []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "offloaded"}}, cm("offloaded", "app", "v1", fromParis)}},
+		{name: "a copy never goes back where it came from", objs: []client.Object{twinOf("milan-id"), cm("offloaded", "app", "v1", func(c *corev1.ConfigMap) {
+			c.Labels = map[string]string{sharingv1alpha1.OriginClusterIDLabel: "milan-id", DestinationClusterIDLabel: "rome-id"}
+		})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			f := newFixture(tc.objs)
+			g.Expect(f.r.sync(context.Background(), key("offloaded"))).To(Succeed())
+			list := &corev1.ConfigMapList{}
+			g.Expect(f.remote.List(context.Background(), list)).To(Succeed())
+			if !tc.relayed {
+				g.Expect(list.Items).To(BeEmpty())
+				return
+			}
+			got := f.remoteCopy(g)
+			g.Expect(got.Data).To(HaveKeyWithValue("k", "v1"))
+			g.Expect(got.Labels).To(HaveKeyWithValue(sharingv1alpha1.OriginClusterIDLabel, "rome-id"))
+			g.Expect(got.Labels).To(HaveKeyWithValue(DestinationClusterIDLabel, "milan-id"))
+		})
+	}
+}

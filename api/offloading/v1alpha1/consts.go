@@ -88,6 +88,9 @@ const (
 	ClusterNotSelectedReason = "ClusterNotSelected"
 	// InvalidClusterSelectorReason: the selector cannot be evaluated.
 	InvalidClusterSelectorReason = "InvalidClusterSelector"
+	// ManagerNamespaceReason: the NamespaceOffloading is in the manager's own
+	// namespace, which holds every peering's credentials and is never offloaded.
+	ManagerNamespaceReason = "ManagerNamespace"
 )
 
 // NotReadyTolerationSecondsAnnotation is set on a NamespaceOffloading to say how

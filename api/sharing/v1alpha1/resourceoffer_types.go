@@ -41,6 +41,7 @@ type OfferedResources struct {
 // applied in Go, not by the schema, so that setting limits never conflicts
 // with a defaulted percentage.
 // +kubebuilder:validation:XValidation:rule="!(has(self.resources) && has(self.resources.limits) && size(self.resources.limits) > 0 && has(self.sharingPercentage))",message="spec.resources.limits and spec.sharingPercentage are mutually exclusive: set fixed limits or a percentage of free allocatable, not both"
+// +kubebuilder:validation:XValidation:rule="!(has(self.broker) && self.broker && has(self.resources) && has(self.resources.limits) && size(self.resources.limits) > 0)",message="spec.broker and spec.resources.limits are mutually exclusive: a broker offers a percentage (spec.sharingPercentage) of its providers' offers; remove spec.resources.limits or spec.broker"
 type ResourceOfferSpec struct {
 	// ClusterID is the cluster ID of the consumer this offer is for.
 	// +required
@@ -63,6 +64,18 @@ type ResourceOfferSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	SharingPercentage *int32 `json:"sharingPercentage,omitempty"`
+
+	// Broker makes this cluster a broker for the consumer: the offer is
+	// sharingPercentage of the free capacity of this cluster's Ready virtual
+	// nodes (its providers' offers), not of its own nodes, and the
+	// consumer's pods that arrive here run on those virtual nodes, i.e. in
+	// the providers. Two virtual nodes are never resold, so that clusters
+	// peered in a ring cannot inflate each other's offers: the consumer's
+	// own (its capacity offered back to it), and one fed by another
+	// broker's offer (capacity is resold once, never twice). The consumer
+	// cannot choose among the providers: this cluster's scheduler does.
+	// +optional
+	Broker bool `json:"broker,omitempty"`
 
 	// Labels are cluster labels the provider advertises with the offer, such
 	// as topology.liqo.io/region; the consumer copies them onto the virtual

@@ -44,6 +44,10 @@ const (
 	// TwinNamespaceLabel marks a namespace created as a twin; its value is the
 	// consumer's cluster ID, and RemoteClusterIDLabel is set too.
 	TwinNamespaceLabel = "liqo.io/twin-namespace"
+	// BrokerOffloadingLabel marks the NamespaceOffloading a broker generates
+	// in a twin (value "true"): the broker's own, updated and deleted with
+	// its offer's spec.broker; one without it is never touched.
+	BrokerOffloadingLabel = "spillway.liqo.io/broker-offloading"
 	// OffloadingClusterRoleName is bound to a consumer inside each of its twins:
 	// ShadowPods, reflected objects, and read access to the pods it offloaded.
 	OffloadingClusterRoleName = "spillway-remote-offloading"

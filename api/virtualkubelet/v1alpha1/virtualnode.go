@@ -27,6 +27,10 @@ const (
 	TypeVirtualNode = "virtual-node"
 	// RemoteClusterIDLabel names the provider a virtual node stands for.
 	RemoteClusterIDLabel = "liqo.io/remote-cluster-id"
+	// BrokeredLabel, set to "true" among a broker's offered labels, marks
+	// a virtual node whose capacity is already resold: no broker counts it
+	// again (policies.ResellableFree).
+	BrokeredLabel = "spillway.liqo.io/brokered"
 	// TaintKey keeps ordinary pods off virtual nodes; the pod webhook adds the
 	// toleration in namespaces that are offloaded.
 	TaintKey   = "virtual-node.liqo.io/not-allowed"

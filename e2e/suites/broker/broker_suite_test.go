@@ -1,0 +1,104 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package broker_test runs a broker on the lab (issue 16): rome consumes
+// genoa, which consumes milan and naples and resells them to rome
+// (ResourceOffer spec.broker). Every offer and peering is what the CLI writes
+// (framework.PeerWithOffer: manifests.Offer and manifests.Peering), applied
+// as Flux applies a folder. Simulated: kwok runs the providers' pods (no
+// container runtime, so no process, log or pod network); every control plane,
+// Spillway controller and webhook is real.
+package broker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/cli/manifests"
+	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
+)
+
+const portBase = 19300
+
+var (
+	romeID   = framework.Identity{ClusterID: "3c0f7e1a-5b6d-4e2f-9a8b-1c2d3e4f5a11", ClusterName: "rome"}
+	genoaID  = framework.Identity{ClusterID: "8d1e2f3a-4b5c-4d6e-8f7a-2b3c4d5e6f12", ClusterName: "genoa"}
+	milanID  = framework.Identity{ClusterID: "b2c3d4e5-6f7a-4b8c-9d0e-3f4a5b6c7d13", ClusterName: "milan"}
+	naplesID = framework.Identity{ClusterID: "e5f6a7b8-9c0d-4e1f-8a2b-4c5d6e7f8a14", ClusterName: "naples"}
+
+	theLab                         *lab.Lab
+	rome, genoa, milan, naples     *lab.Cluster
+	romeC, genoaC, milanC, naplesC client.Client
+)
+
+// The providers' offers to genoa: fixed, so the sum rome must see is exact.
+var (
+	milanOffer  = limits("8", "16Gi", "40")
+	naplesOffer = limits("4", "8Gi", "40")
+)
+
+func limits(cpu, memory, pods string) corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory),
+		corev1.ResourcePods: resource.MustParse(pods)}
+}
+
+// offerTo is what `spillway generate offer` writes for a plain provider.
+func offerTo(l corev1.ResourceList) manifests.Offer { return manifests.Offer{Limits: l} }
+
+func TestBroker(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "broker suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	root, err := lab.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	_, err = framework.Binaries()
+	Expect(err).NotTo(HaveOccurred())
+	theLab, err = lab.StartForSuite(ctx, "broker", portBase,
+		lab.MustSpecs("rome:nodes=1 genoa:nodes=1 milan:nodes=2,cpu=8,memory=32Gi naples:nodes=2,cpu=8,memory=32Gi"), false)
+	Expect(err).NotTo(HaveOccurred())
+	rome, _ = theLab.Cluster("rome")
+	genoa, _ = theLab.Cluster("genoa")
+	milan, _ = theLab.Cluster("milan")
+	naples, _ = theLab.Cluster("naples")
+	for c, id := range map[*lab.Cluster]framework.Identity{rome: romeID, genoa: genoaID, milan: milanID, naples: naplesID} {
+		Expect(framework.Install(ctx, root, c, id)).To(Succeed())
+	}
+	for c, cl := range map[*lab.Cluster]*client.Client{rome: &romeC, genoa: &genoaC, milan: &milanC, naples: &naplesC} {
+		*cl, err = framework.Client(c)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	Expect(framework.PeerWithOffer(ctx, genoa, genoaID, milan, milanID, offerTo(milanOffer))).To(Succeed())
+	Expect(framework.PeerWithOffer(ctx, genoa, genoaID, naples, naplesID, offerTo(naplesOffer))).To(Succeed())
+	// `spillway generate offer rome --cluster genoa --broker --sharing-percentage 100`
+	hundred := int32(100)
+	Expect(framework.PeerWithOffer(ctx, rome, romeID, genoa, genoaID, manifests.Offer{Broker: true, SharingPercentage: &hundred})).To(Succeed())
+}, NodeTimeout(6*time.Minute))
+
+var _ = AfterSuite(func() {
+	Expect(lab.TearDownSuite(theLab)).To(Succeed())
+})
