@@ -76,21 +76,18 @@ func TestBroker(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	root, err := lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-	_, err = framework.Binaries()
+	theLab, err = framework.StartSuiteLab(ctx, "broker", portBase,
+		"rome:nodes=1 genoa:nodes=1 milan:nodes=2,cpu=8,memory=32Gi naples:nodes=2,cpu=8,memory=32Gi")
 	Expect(err).NotTo(HaveOccurred())
-	theLab, err = lab.StartForSuite(ctx, "broker", portBase,
-		lab.MustSpecs("rome:nodes=1 genoa:nodes=1 milan:nodes=2,cpu=8,memory=32Gi naples:nodes=2,cpu=8,memory=32Gi"), false)
-	Expect(err).NotTo(HaveOccurred())
-	rome, _ = theLab.Cluster("rome")
-	genoa, _ = theLab.Cluster("genoa")
-	milan, _ = theLab.Cluster("milan")
-	naples, _ = theLab.Cluster("naples")
+	for name, m := range map[string]struct {
+		cluster **lab.Cluster
+		client  *client.Client
+	}{"rome": {&rome, &romeC}, "genoa": {&genoa, &genoaC}, "milan": {&milan, &milanC}, "naples": {&naples, &naplesC}} {
+		*m.cluster, *m.client, err = framework.Member(theLab, name)
+		Expect(err).NotTo(HaveOccurred())
+	}
 	for c, id := range map[*lab.Cluster]framework.Identity{rome: romeID, genoa: genoaID, milan: milanID, naples: naplesID} {
 		Expect(framework.Install(ctx, root, c, id)).To(Succeed())
-	}
-	for c, cl := range map[*lab.Cluster]*client.Client{rome: &romeC, genoa: &genoaC, milan: &milanC, naples: &naplesC} {
-		*cl, err = framework.Client(c)
-		Expect(err).NotTo(HaveOccurred())
 	}
 	Expect(framework.PeerWithOffer(ctx, genoa, genoaID, milan, milanID, offerTo(milanOffer))).To(Succeed())
 	Expect(framework.PeerWithOffer(ctx, genoa, genoaID, naples, naplesID, offerTo(naplesOffer))).To(Succeed())
