@@ -478,12 +478,14 @@ func (h *Handler) reportGone(localNs, name string, uid types.UID) {
 	h.emit(gone)
 }
 
+// emit reports p's status to virtual-kubelet, as a status report (see
+// statusReport): it keeps the last one of every pod.
 func (h *Handler) emit(p *corev1.Pod) {
 	h.mu.Lock()
 	cb := h.notify
 	h.mu.Unlock()
 	if cb != nil {
-		cb(p)
+		cb(statusReport(p))
 	}
 }
 

@@ -1,0 +1,73 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package pod
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// footprintPod is a local pod bound to the virtual node, with everything a
+// status write must carry and a spec it must not.
+func footprintPod() *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web-0", UID: "uid-1",
+			Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"note": "kept"},
+			Finalizers: []string{"example.com/hold"}},
+		Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "c", Image: "nginx"}},
+			Tolerations: []corev1.Toleration{{Key: "virtual-node.liqo.io/not-allowed", Operator: corev1.TolerationOpExists}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Unix(100, 0)}}},
+	}
+}
+
+func runningTwin() *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "apps-x", Name: "web-0",
+		Annotations: map[string]string{LocalPodUIDAnnotation: "uid-1"}},
+		Spec:   corev1.PodSpec{NodeName: "milan-worker-1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.65.0.7"}}
+}
+
+func TestStatusReportsCarryTheLocalMetadataAndTheProvidersStatusButNoSpec(t *testing.T) {
+	g := NewWithT(t)
+	var emitted []*corev1.Pod
+	h := &Handler{ClusterName: "milan"}
+	h.notify = func(p *corev1.Pod) { emitted = append(emitted, p.DeepCopy()) }
+	local := footprintPod()
+	h.remember(local)
+
+	h.emit(h.localView("apps", runningTwin()))
+	g.Expect(emitted).To(HaveLen(1))
+	got := emitted[0]
+	g.Expect(got.Spec).To(Equal(corev1.PodSpec{}), "virtual-kubelet keeps every report; the API server takes the spec from the stored pod")
+	g.Expect(got.ObjectMeta).To(Equal(local.ObjectMeta), "pods/status writes labels, annotations and finalizers as sent")
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodRunning))
+	g.Expect(got.Status.Conditions).To(ContainElement(local.Status.Conditions[0]), "the local scheduling condition is kept")
+
+	// The deletion report is a status report too, and still releases the pod.
+	deleting := local.DeepCopy()
+	deleting.DeletionTimestamp = &metav1.Time{Time: metav1.Unix(200, 0).Time}
+	h.remember(deleting)
+	h.reportGone("apps", "web-0", "")
+	g.Expect(emitted).To(HaveLen(2))
+	g.Expect(emitted[1].Spec).To(Equal(corev1.PodSpec{}))
+	g.Expect(emitted[1].DeletionTimestamp).NotTo(BeNil())
+	g.Expect(emitted[1].Status.Phase).To(Equal(corev1.PodSucceeded))
+}
