@@ -37,3 +37,16 @@ import (
 func statusReport(p *corev1.Pod) *corev1.Pod {
 	return &corev1.Pod{TypeMeta: p.TypeMeta, ObjectMeta: p.ObjectMeta, Status: p.Status}
 }
+
+// withoutSpec is a copy of pod's metadata and status: what the handler keeps
+// of every local pod it runs (Handler.remember). The spec is read where it is
+// used, from the pod virtual-kubelet passes (CreatePod, UpdatePod) or the
+// manager's cache (the resync, GetPod). The handler's whole copy of every
+// pod was 37 MB of the manager's heap at 10,000 pods (issue 17, lever 6).
+func withoutSpec(pod *corev1.Pod) *corev1.Pod {
+	out := &corev1.Pod{TypeMeta: pod.TypeMeta}
+	pod.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.ManagedFields = nil
+	pod.Status.DeepCopyInto(&out.Status)
+	return out
+}

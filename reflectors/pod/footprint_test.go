@@ -17,11 +17,17 @@ limitations under the License.
 package pod
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 )
 
 // footprintPod is a local pod bound to the virtual node, with everything a
@@ -40,6 +46,7 @@ func footprintPod() *corev1.Pod {
 
 func runningTwin() *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "apps-x", Name: "web-0",
+		Labels:      map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"},
 		Annotations: map[string]string{LocalPodUIDAnnotation: "uid-1"}},
 		Spec:   corev1.PodSpec{NodeName: "milan-worker-1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.65.0.7"}}
@@ -70,4 +77,50 @@ func TestStatusReportsCarryTheLocalMetadataAndTheProvidersStatusButNoSpec(t *tes
 	g.Expect(emitted[1].Spec).To(Equal(corev1.PodSpec{}))
 	g.Expect(emitted[1].DeletionTimestamp).NotTo(BeNil())
 	g.Expect(emitted[1].Status.Phase).To(Equal(corev1.PodSucceeded))
+}
+
+func TestTheHandlerKeepsMetadataAndStatusOfALocalPodNotItsSpec(t *testing.T) {
+	g := NewWithT(t)
+	h := &Handler{ClusterName: "milan"}
+	local := footprintPod()
+	h.remember(local)
+	kept := h.remembered("apps", "web-0")
+	g.Expect(kept.Spec).To(Equal(corev1.PodSpec{}))
+	g.Expect(kept.ObjectMeta).To(Equal(local.ObjectMeta))
+	g.Expect(kept.Status).To(Equal(local.Status))
+	g.Expect(local.Spec.Containers).To(HaveLen(1), "the caller's pod is not modified")
+}
+
+func TestGetPodShowsTheLocalSpecOfTheSamePodOnly(t *testing.T) {
+	g := NewWithT(t)
+	local := footprintPod()
+	h := &Handler{ClusterName: "milan", LocalClusterID: "rome-id",
+		Twins: &TwinWatcher{Provider: kubefake.NewClientset(runningTwin()), LocalClusterID: "rome-id"}}
+	h.Twins.Watch("apps-x", "apps")
+	t.Cleanup(h.Twins.Stop)
+	g.Eventually(func() bool { _, ok := h.Twins.Get("apps", "web-0"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
+	h.remember(local)
+	ctx := context.Background()
+
+	// virtual-kubelet compares it with the local pod: equal, so no UpdatePod.
+	h.LocalPods = fake.NewClientBuilder().WithObjects(local.DeepCopy()).Build()
+	got, err := h.GetPod(ctx, "apps", "web-0")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got.Spec.Containers).To(Equal(local.Spec.Containers))
+	g.Expect(got.Spec.Tolerations).To(Equal(local.Spec.Tolerations))
+	g.Expect(got.Labels).To(Equal(local.Labels))
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodRunning), "the status is the provider's")
+
+	// A cache that misses the pod lends the view nothing: virtual-kubelet
+	// then calls UpdatePod, which is idempotent.
+	h.LocalPods = fake.NewClientBuilder().Build()
+	got, err = h.GetPod(ctx, "apps", "web-0")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got.Spec.Containers).To(BeEmpty())
+
+	// The status alone reads no cache.
+	h.LocalPods = nil
+	st, err := h.GetPodStatus(ctx, "apps", "web-0")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(st.Phase).To(Equal(corev1.PodRunning))
 }
