@@ -18,6 +18,9 @@ package pod
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -123,4 +126,57 @@ func TestGetPodShowsTheLocalSpecOfTheSamePodOnly(t *testing.T) {
 	st, err := h.GetPodStatus(ctx, "apps", "web-0")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(st.Phase).To(Equal(corev1.PodRunning))
+}
+
+// benchPod is a pod as the lab's pod benchmark runs it, read back from rome
+// while it ran on the virtual node (metadata, the admission plugins' spec
+// additions, milan's status as reported): what each kept copy holds.
+func benchPod(tb testing.TB) *corev1.Pod {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "offloaded-bench-pod.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &corev1.Pod{}
+	if err := json.Unmarshal(data, p); err != nil {
+		tb.Fatal(err)
+	}
+	p.ManagedFields = nil // the caches strip them
+	return p
+}
+
+// BenchmarkKeptCopyPerPod measures the bytes each kept copy of an offloaded
+// pod costs (B/op: every byte a copy allocates is held while the pod runs):
+// the handler's copy (remember) and virtual-kubelet's copy of the last
+// status report (its NotifyPods callback deep-copies what it is handed),
+// whole pods before issue 17's lever 6, without the spec after.
+//
+//	go test -run '^$' -bench KeptCopyPerPod -benchmem ./reflectors/pod/
+func BenchmarkKeptCopyPerPod(b *testing.B) {
+	pod := benchPod(b)
+	for _, c := range []struct {
+		name string
+		copy func(*corev1.Pod) *corev1.Pod
+	}{
+		{"whole pod", (*corev1.Pod).DeepCopy},
+		{"handler, without spec", withoutSpec},
+		{"virtual-kubelet, status report", func(p *corev1.Pod) *corev1.Pod { return statusReport(p).DeepCopy() }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = c.copy(pod)
+			}
+		})
+	}
+}
+
+func TestKeptCopiesAreSmallerThanTheWholePod(t *testing.T) {
+	g := NewWithT(t)
+	pod := benchPod(t)
+	whole := testing.AllocsPerRun(10, func() { _ = pod.DeepCopy() })
+	kept := testing.AllocsPerRun(10, func() { _ = withoutSpec(pod) })
+	report := testing.AllocsPerRun(10, func() { _ = statusReport(pod).DeepCopy() })
+	g.Expect(kept).To(BeNumerically("<", whole), "the handler's copy leaves the spec out")
+	g.Expect(report).To(BeNumerically("<", whole), "virtual-kubelet's copy leaves the spec out")
 }
