@@ -35,6 +35,12 @@ import (
 // the node's pods (a pod entering the node, when the scheduler binds it, is
 // an add), and its lister finds only them. The shared informer outlives the
 // node, so release removes the handlers virtual-kubelet added.
+//
+// The pods are the manager cache's own objects, read by its controllers too.
+// virtual-kubelet v1.13.0 writes into a pod it got from the lister in one
+// place only, handleProviderError, after CreatePod or UpdatePod failed; the
+// pod handler (reflectors/pod) never returns such a failure (it retries
+// itself), and a PodHandler that did would need the informer of its own.
 type nodePods struct {
 	all      toolscache.SharedIndexInformer
 	nodeName string
