@@ -34,12 +34,14 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -276,6 +278,12 @@ func (p process) generation(ctx context.Context) (*generation, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Virtual-kubelet works from the manager's informer of every local pod,
+	// filtered to each node, so no pod is cached twice (issue 17, lever 6).
+	localPods, err := localPodInformer(ctx, mgr)
+	if err != nil {
+		return nil, err
+	}
 	peers := &remote.Registry{}
 	// One registry of pod CIDR remaps: the fabric fills it, pod status and
 	// the reflectors read it.
@@ -288,7 +296,8 @@ func (p process) generation(ctx context.Context) (*generation, error) {
 	rt, err := peering.New(peering.Options{Local: p.local, LocalClient: mgr.GetClient(), LocalClusterID: o.clusterID, Peers: peers,
 		Reflection: o.reflection.config(mgr, remaps), APIServerURL: o.reflection.apiServerFor(o.apiServerURL),
 		NodeAddress: o.nodeAddress, NodePort: int32(o.kubeletPort), NodeOptions: virtualnode.Options{ProbeInterval: o.probeInterval,
-			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: p.kubeletAPI},
+			FailureThreshold: o.failureThreshold, LeaseDurationSeconds: virtualnode.DefaultOptions.LeaseDurationSeconds, API: p.kubeletAPI,
+			LocalPods: localPods},
 		Network: remaps, Metrics: p.peeringMetrics, ForeignClusters: mgr.GetCache()})
 	if err != nil {
 		return nil, err
@@ -459,4 +468,20 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// localPodInformer is the manager's informer of every local pod, which its
+// controllers and reflectors watch anyway; the virtual nodes share it
+// (virtualnode.Options.LocalPods). Before the manager starts it is only
+// registered; the sessions using it start once the caches have synced.
+func localPodInformer(ctx context.Context, mgr ctrl.Manager) (toolscache.SharedIndexInformer, error) {
+	inf, err := mgr.GetCache().GetInformer(ctx, &corev1.Pod{})
+	if err != nil {
+		return nil, fmt.Errorf("the manager's informer of local pods: %w", err)
+	}
+	shared, ok := inf.(toolscache.SharedIndexInformer)
+	if !ok {
+		return nil, fmt.Errorf("the manager's informer of local pods is a %T, not a client-go SharedIndexInformer", inf)
+	}
+	return shared, nil
 }

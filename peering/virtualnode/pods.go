@@ -26,9 +26,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
+	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
@@ -44,16 +46,11 @@ type PodHandler interface {
 // runPods starts virtual-kubelet's pod controller for the node: it watches the
 // local pods bound to it and drives handler. It returns once the controller is
 // ready, or with the reason it could not start. Everything it starts ends
-// with ctx. shared and sharedStop are ignored (see Options.Shared).
+// with ctx. localPods, when set, is the manager's informer of every local
+// pod (see Options.LocalPods).
 func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, handler PodHandler, workers int,
-	_ informers.SharedInformerFactory, _ <-chan struct{}) error {
-	// Managed fields are a large share of every cached object and nothing
-	// here reads them; stripping them is most of what keeps the manager's
-	// memory in proportion to the pods it runs.
-	strip := informers.WithTransform(crcache.TransformStripManagedFields())
-	byNode := informers.NewSharedInformerFactoryWithOptions(local, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
-	}), strip)
+	localPods toolscache.SharedIndexInformer) error {
+	pods, release := podsOfNode(ctx, local, nodeName, localPods)
 	// virtual-kubelet wants listers of ConfigMaps, Secrets and Services to
 	// resolve the downward API, which Spillway skips (the provider resolves
 	// the environment from the reflected objects): this factory is never
@@ -63,7 +60,7 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: local.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "spillway-virtual-kubelet", Host: nodeName})
 	pc, err := vknode.NewPodController(vknode.PodControllerConfig{
-		PodClient: local.CoreV1(), PodInformer: byNode.Core().V1().Pods(), EventRecorder: withoutCallSuccesses{recorder}, Provider: handler,
+		PodClient: local.CoreV1(), PodInformer: pods, EventRecorder: withoutCallSuccesses{recorder}, Provider: handler,
 		ConfigMapInformer: unused.Core().V1().ConfigMaps(), SecretInformer: unused.Core().V1().Secrets(), ServiceInformer: unused.Core().V1().Services(),
 		SkipDownwardAPIResolution: true,
 		// Work on a pod is never dropped: virtual-kubelet's default gives up
@@ -79,12 +76,13 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	})
 	if err != nil {
 		broadcaster.Shutdown()
+		release()
 		return fmt.Errorf("virtual node %s: pod controller: %w", nodeName, err)
 	}
-	byNode.Start(ctx.Done())
 	go func() {
 		_ = pc.Run(ctx, workers)
 		broadcaster.Shutdown()
+		release()
 	}()
 	select {
 	case <-pc.Ready():
@@ -94,6 +92,28 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// podsOfNode is the informer of the node's pods virtual-kubelet works
+// from, and what to call once it is done with it. With the manager's
+// informer of every local pod it is a filtered view of that one (nodePods),
+// which holds no pod of its own; without it, an informer of the node's pods
+// only, started here and stopped with ctx.
+func podsOfNode(ctx context.Context, local kubernetes.Interface, nodeName string,
+	localPods toolscache.SharedIndexInformer) (corev1informers.PodInformer, func()) {
+	if localPods != nil {
+		p := newNodePods(localPods, nodeName)
+		return p, p.release
+	}
+	// Managed fields are a large share of every cached object and nothing
+	// here reads them.
+	byNode := informers.NewSharedInformerFactoryWithOptions(local, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
+	}), informers.WithTransform(crcache.TransformStripManagedFields()))
+	pods := byNode.Core().V1().Pods()
+	pods.Informer() // registered before the start
+	byNode.Start(ctx.Done())
+	return pods, func() {}
 }
 
 // podRetryCap bounds the backoff of virtual-kubelet's queues.

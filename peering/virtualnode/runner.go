@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -52,6 +53,12 @@ type Options struct {
 	// Kept for callers that still set them; they can go.
 	Shared     informers.SharedInformerFactory
 	SharedStop <-chan struct{}
+	// LocalPods, when set, is the manager's informer of every local pod,
+	// started and synced before any node starts: virtual-kubelet then works
+	// from a view of it filtered to the node instead of an informer of the
+	// node's pods, so the manager caches each pod once (issue 17, lever 6).
+	// Nil gives each node an informer of its own.
+	LocalPods toolscache.SharedIndexInformer
 	// Go starts the runner's long-lived goroutines under a kind (the
 	// peering runtime counts them); nil starts them uncounted.
 	Go func(kind string, f func())
@@ -127,7 +134,7 @@ func Start(ctx, runCtx context.Context, local kubernetes.Interface, spec Spec, p
 		if workers <= 0 {
 			workers = DefaultOptions.PodWorkers
 		}
-		if err := runPods(runCtx, local, spec.Name, pods, workers, opts.Shared, opts.SharedStop); err != nil {
+		if err := runPods(runCtx, local, spec.Name, pods, workers, opts.LocalPods); err != nil {
 			r.Stop()
 			return nil, err
 		}

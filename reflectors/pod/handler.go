@@ -94,7 +94,7 @@ type Handler struct {
 
 	mu       sync.Mutex
 	notify   func(*corev1.Pod)
-	local    map[string]*corev1.Pod // last local pod seen, by namespace/name
+	local    map[string]*corev1.Pod // last local pod seen, without its spec (see remember), by namespace/name
 	pending  map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
 	refused  map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
 	retrying map[string]*retry      // pods whose ShadowPod write failed, retried with backoff
@@ -107,13 +107,18 @@ type Handler struct {
 
 func key(ns, name string) string { return ns + "/" + name }
 
+// remember keeps the local pod's metadata and status for as long as it runs
+// here: the status reports are built on them (localView, reportGone). Not its
+// spec, which nothing here reads after the ShadowPod is written (see
+// withoutSpec).
 func (h *Handler) remember(pod *corev1.Pod) {
+	kept := withoutSpec(pod)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.local == nil {
 		h.local = map[string]*corev1.Pod{}
 	}
-	h.local[key(pod.Namespace, pod.Name)] = pod.DeepCopy()
+	h.local[key(pod.Namespace, pod.Name)] = kept
 }
 
 func (h *Handler) remembered(ns, name string) *corev1.Pod {
@@ -307,8 +312,19 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// GetPod returns the local view of the provider's pod.
-func (h *Handler) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
+// GetPod returns the local view of the provider's pod, with the local pod's
+// spec (see withLocalSpec).
+func (h *Handler) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	p, err := h.view(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	h.withLocalSpec(ctx, p)
+	return p, nil
+}
+
+// view is the pod GetPod returns, without the spec the handler does not keep.
+func (h *Handler) view(namespace, name string) (*corev1.Pod, error) {
 	if p := h.pendingPod(namespace, name); p != nil && !started(p) {
 		return p, nil
 	}
@@ -325,6 +341,25 @@ func (h *Handler) GetPod(_ context.Context, namespace, name string) (*corev1.Pod
 		return nil, errdefs.NotFoundf("pod %s/%s is not running on the provider", namespace, name)
 	}
 	return h.localView(namespace, remotePod), nil
+}
+
+// withLocalSpec gives a view built on a remembered pod (which has no spec)
+// the spec of the local pod the cache holds, when it is the same pod.
+// virtual-kubelet compares GetPod's pod with the local one (containers,
+// tolerations, labels, annotations) and calls UpdatePod when they differ;
+// UpdatePod propagates labels and annotations, which the view keeps as last
+// synced, so a change of either still reaches it. Without the cache, or when
+// it holds another pod, the spec stays empty: virtual-kubelet then calls
+// UpdatePod, which is idempotent and costs one ShadowPod sync.
+func (h *Handler) withLocalSpec(ctx context.Context, p *corev1.Pod) {
+	if h.LocalPods == nil || p.UID == "" || len(p.Spec.Containers) > 0 {
+		return
+	}
+	cur := &corev1.Pod{}
+	if err := h.LocalPods.Get(ctx, client.ObjectKeyFromObject(p), cur); err != nil || cur.UID != p.UID {
+		return
+	}
+	p.Spec = cur.Spec
 }
 
 // staleForLocal reports whether remotePod stands for an earlier local pod of
@@ -348,8 +383,8 @@ func (h *Handler) staleForLocal(localNs string, remotePod *corev1.Pod) bool {
 const localReadTimeout = 5 * time.Second
 
 // GetPodStatus returns the local view of the provider pod's status.
-func (h *Handler) GetPodStatus(ctx context.Context, namespace, name string) (*corev1.PodStatus, error) {
-	p, err := h.GetPod(ctx, namespace, name)
+func (h *Handler) GetPodStatus(_ context.Context, namespace, name string) (*corev1.PodStatus, error) {
+	p, err := h.view(namespace, name)
 	if err != nil {
 		return nil, err
 	}
@@ -481,12 +516,14 @@ func (h *Handler) reportGone(localNs, name string, uid types.UID) {
 	h.emit(gone)
 }
 
+// emit reports p's status to virtual-kubelet, as a status report (see
+// statusReport): it keeps the last one of every pod.
 func (h *Handler) emit(p *corev1.Pod) {
 	h.mu.Lock()
 	cb := h.notify
 	h.mu.Unlock()
 	if cb != nil {
-		cb(p)
+		cb(statusReport(p))
 	}
 }
 
