@@ -64,21 +64,7 @@ var _ = Describe("externally managed storage", Ordered, func() {
 			g.Expect(cm.Data[sharingv1alpha1.OfferExternalStorageClassesKey]).To(MatchJSON(fmt.Sprintf(`[%q]`, externalClass)))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 
-		Expect(romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
-			Labels: map[string]string{"liqo.io/scheduling-enabled": "true"}}})).To(Succeed())
-		DeferCleanup(func(ctx context.Context) {
-			Expect(client.IgnoreNotFound(romeC.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
-		})
-		Expect(romeC.Create(ctx, &offloadingv1alpha1.NamespaceOffloading{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: offloadingv1alpha1.RequiredName},
-			Spec: offloadingv1alpha1.NamespaceOffloadingSpec{NamespaceMappingStrategy: offloadingv1alpha1.DefaultNameMappingStrategy,
-				PodOffloadingStrategy: offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy}})).To(Succeed())
-		Eventually(func(g Gomega) {
-			no := &offloadingv1alpha1.NamespaceOffloading{}
-			g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: offloadingv1alpha1.RequiredName}, no)).To(Succeed())
-			g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
-			remoteNS = no.Status.RemoteNamespaceName
-		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		remoteNS = offloadNamespace(ctx, ns)
 	})
 
 	It("binds the claim on rome through the virtual node and the twin on milan, where its pod runs", func(ctx context.Context) {

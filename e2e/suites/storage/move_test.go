@@ -38,7 +38,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
@@ -61,21 +60,7 @@ var _ = Describe("moving a volume", Ordered, func() {
 	var remoteNS string
 
 	BeforeAll(func(ctx context.Context) {
-		Expect(romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
-			Labels: map[string]string{offloadingv1alpha1.SchedulingEnabledLabel: offloadingv1alpha1.SchedulingEnabledValue}}})).To(Succeed())
-		DeferCleanup(func(ctx context.Context) {
-			Expect(client.IgnoreNotFound(romeC.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
-		})
-		Expect(romeC.Create(ctx, &offloadingv1alpha1.NamespaceOffloading{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: offloadingv1alpha1.RequiredName},
-			Spec: offloadingv1alpha1.NamespaceOffloadingSpec{NamespaceMappingStrategy: offloadingv1alpha1.DefaultNameMappingStrategy,
-				PodOffloadingStrategy: offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy}})).To(Succeed())
-		Eventually(func(g Gomega) {
-			no := &offloadingv1alpha1.NamespaceOffloading{}
-			g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: offloadingv1alpha1.RequiredName}, no)).To(Succeed())
-			g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
-			remoteNS = no.Status.RemoteNamespaceName
-		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		remoteNS = offloadNamespace(ctx, ns)
 	})
 
 	It("refuses a claim in use, moves it once detached, and its next pod follows it to milan", func(ctx context.Context) {

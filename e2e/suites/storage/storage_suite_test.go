@@ -34,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
@@ -81,4 +82,27 @@ func namespace(ctx context.Context, c client.Client, ns string) {
 	DeferCleanup(func(ctx context.Context) {
 		Expect(client.IgnoreNotFound(c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
 	})
+}
+
+// offloadNamespace creates ns on rome, open to scheduling, with a
+// NamespaceOffloading (DefaultName mapping, LocalAndRemote); deletes ns when
+// the spec or container ends; and returns milan's twin once it is Ready.
+func offloadNamespace(ctx context.Context, ns string) string {
+	Expect(romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
+		Labels: map[string]string{offloadingv1alpha1.SchedulingEnabledLabel: offloadingv1alpha1.SchedulingEnabledValue}}})).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(romeC.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
+	})
+	Expect(romeC.Create(ctx, &offloadingv1alpha1.NamespaceOffloading{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: offloadingv1alpha1.RequiredName},
+		Spec: offloadingv1alpha1.NamespaceOffloadingSpec{NamespaceMappingStrategy: offloadingv1alpha1.DefaultNameMappingStrategy,
+			PodOffloadingStrategy: offloadingv1alpha1.LocalAndRemotePodOffloadingStrategy}})).To(Succeed())
+	var twin string
+	Eventually(func(g Gomega) {
+		no := &offloadingv1alpha1.NamespaceOffloading{}
+		g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: offloadingv1alpha1.RequiredName}, no)).To(Succeed())
+		g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
+		twin = no.Status.RemoteNamespaceName
+	}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+	return twin
 }
