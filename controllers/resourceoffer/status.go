@@ -39,8 +39,18 @@ import (
 // (and the Kustomizations that depend on them) for a matter of tuning.
 const ResourcesRoundedToZeroCondition = "ResourcesRoundedToZero"
 
+// TransitNotRoutedCondition is True on a broker's offer: the consumer's pods
+// placed by it run at the broker's providers, two hops from the consumer,
+// and the fabric routes only the two ends of each tunnel. A warning, like
+// ResourcesRoundedToZero: the offer is valid and the pods run; what has no
+// route is pod-IP traffic between them and the consumer's own pods, which
+// would otherwise fail without a word.
+const TransitNotRoutedCondition = "TransitNotRouted"
+
 // Reasons beyond the API's shared ones; each names one thing a person can act on.
 const (
+	// BrokerTransitNotBuiltReason: see TransitNotRoutedCondition.
+	BrokerTransitNotBuiltReason = "BrokerTransitNotBuilt"
 	// ResourceRoundedToZeroReason: see ResourcesRoundedToZeroCondition.
 	ResourceRoundedToZeroReason = "ResourceRoundedToZero"
 	// TenantNamespaceConflictReason: the tenant name is taken by another consumer; fix spec.clusterName in git.
@@ -128,6 +138,21 @@ func roundedToZeroState(o observation) conditionState {
 	return conditionState{status: true, reason: ResourceRoundedToZeroReason, message: policies.RoundedToZeroMessage(o.zeroed, o.percent)}
 }
 
+// transitState is True on a broker's offer, naming where the consumer's
+// pods run and what to do if they must talk to the consumer's by IP.
+func transitState(o observation) conditionState {
+	if !o.broker || o.conflict != nil {
+		return conditionState{}
+	}
+	at := "the providers this cluster peers with"
+	if len(o.resold) > 0 {
+		at = strings.Join(o.resold, ", ")
+	}
+	return conditionState{status: true, reason: BrokerTransitNotBuiltReason, message: fmt.Sprintf(
+		"the pods cluster %s offloads here run at %s, two hops from it; the network fabric routes only the pod CIDRs of each tunnel's two ends, so those pods and cluster %s's own pods cannot reach each other by pod IP: where they must, peer cluster %s with those providers directly",
+		o.clusterID, at, o.clusterID, o.clusterID)}
+}
+
 // applyStatus writes the computed state. Status fields name only what this
 // offer actually holds: nothing while another consumer holds its tenant name.
 func applyStatus(offer *sharingv1alpha1.ResourceOffer, o observation) {
@@ -140,6 +165,11 @@ func applyStatus(offer *sharingv1alpha1.ResourceOffer, o observation) {
 		conditions.MarkTrue(offer, ResourcesRoundedToZeroCondition, rz.reason, "%s", rz.message)
 	} else {
 		conditions.Delete(offer, ResourcesRoundedToZeroCondition)
+	}
+	if tr := transitState(o); tr.status {
+		conditions.MarkTrue(offer, TransitNotRoutedCondition, tr.reason, "%s", tr.message)
+	} else {
+		conditions.Delete(offer, TransitNotRoutedCondition)
 	}
 	if st := readyState(o); st.status {
 		conditions.MarkTrue(offer, meta.ReadyCondition, st.reason, "%s", st.message)

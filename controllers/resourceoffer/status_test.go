@@ -172,3 +172,32 @@ func TestApplyStatusClearsWhatAConflictDoesNotHold(t *testing.T) {
 func withResold(nodes ...string) obsOpt {
 	return func(o *observation) { o.broker, o.resold = true, nodes }
 }
+
+func TestTransitStateWarnsOnBrokerOffersOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		obs      observation
+		active   bool
+		messages []string
+	}{
+		{name: "a plain offer: its pods run here, one hop away", obs: newObservation()},
+		{name: "a broker names where the pods run and what to do", obs: newObservation(withResold("liqo-milan", "liqo-turin")), active: true,
+			messages: []string{"run at liqo-milan, liqo-turin, two hops from it", "cannot reach each other by pod IP", "peer cluster rome-id with those providers directly"}},
+		{name: "a broker with no provider yet", obs: newObservation(withResold(), withNothingOffered), active: true,
+			messages: []string{"run at the providers this cluster peers with"}},
+		{name: "not reported while the tenant is someone else's", obs: newObservation(withResold("liqo-milan"),
+			withConflict(tenantConflict{object: "Namespace liqo-tenant-rome", holderID: "x"}))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			s := transitState(tc.obs)
+			g.Expect(s.status).To(Equal(tc.active))
+			if tc.active {
+				g.Expect(s.reason).To(Equal(BrokerTransitNotBuiltReason))
+			}
+			for _, m := range tc.messages {
+				g.Expect(s.message).To(ContainSubstring(m))
+			}
+		})
+	}
+}

@@ -129,6 +129,12 @@ var _ = Describe("a broker", Ordered, func() {
 		Expect(genoaC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "rome"}, offer)).To(Succeed())
 		Expect(conditions.IsReady(offer)).To(BeTrue())
 		Expect(conditions.GetMessage(offer, meta.ReadyCondition)).To(ContainSubstring("as a broker, resold from liqo-milan, liqo-naples"))
+		// The fabric carries no pod IPs two hops away: the broker's offer says so, a plain one does not.
+		Expect(conditions.IsTrue(offer, "TransitNotRouted")).To(BeTrue())
+		Expect(conditions.GetMessage(offer, "TransitNotRouted")).To(ContainSubstring("run at liqo-milan, liqo-naples, two hops from it"))
+		plain := &sharingv1alpha1.ResourceOffer{}
+		Expect(milanC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: "genoa"}, plain)).To(Succeed())
+		Expect(conditions.Has(plain, "TransitNotRouted")).To(BeFalse())
 		// rome's node carries the brokered label, so rome, were it a broker, would not resell it.
 		n := &corev1.Node{}
 		Expect(romeC.Get(ctx, client.ObjectKey{Name: genoaNode}, n)).To(Succeed())
