@@ -95,6 +95,9 @@ func (d *diff) validOffer(o *sharingv1alpha1.ResourceOffer) bool {
 
 // amount describes what an offer lends.
 func amount(o *sharingv1alpha1.ResourceOffer) string {
+	if o.Spec.Broker {
+		return fmt.Sprintf("%d %% of its providers' free capacity, resold as a broker (spec.broker)", o.EffectiveSharingPercentage())
+	}
 	if o.HasFixedLimits() {
 		return "a fixed " + formatResources(o.Spec.Resources.Limits)
 	}
@@ -148,6 +151,14 @@ func (d *diff) offerChanged(b, h *sharingv1alpha1.ResourceOffer) {
 		}
 	default:
 		d.add(Change{Kind: OfferChange, Message: fmt.Sprintf("offer to %s switches from %s to %s", consumer, amount(b), amount(h))})
+	}
+	switch {
+	case !b.Spec.Broker && h.Spec.Broker:
+		d.add(Change{Kind: OfferChange, Message: fmt.Sprintf(
+			"offer to %s becomes a broker's (spec.broker): it resells this cluster's providers, and %s's pods offloaded here run at them, two hops away, not on this cluster's nodes", consumer, consumer)})
+	case b.Spec.Broker && !h.Spec.Broker:
+		d.add(Change{Kind: OfferChange, Message: fmt.Sprintf(
+			"offer to %s stops being a broker's: it offers this cluster's own nodes, and %s's pods running at this cluster's providers are evicted back here", consumer, consumer)})
 	}
 	if !equality.Semantic.DeepEqual(b.Spec.Labels, h.Spec.Labels) {
 		d.add(Change{Kind: OfferChange, Message: fmt.Sprintf("labels offered to %s: %s → %s (copied onto its virtual node; cluster selectors see them)",

@@ -141,6 +141,9 @@ func (d *diff) offloaded(ns string, h *offloadingv1alpha1.NamespaceOffloading, p
 	if len(sel.names) == 0 {
 		msg = fmt.Sprintf("offloaded, but to no peer: %s; %s", noPeerReason(d.h, peers), podsRun(policies.PodStrategyOf(h)))
 	}
+	for _, route := range d.head.brokerRoutes(d.h, sel.names, peers) {
+		msg += "; " + route
+	}
 	if h.Spec.Suspend {
 		msg += "; suspended: nothing is created until spec.suspend is false"
 	}

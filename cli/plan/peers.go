@@ -17,6 +17,7 @@ limitations under the License.
 package plan
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -174,4 +175,35 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// brokerRoutes says, for each selected peer whose offer to consumer is a
+// broker's, where that broker runs the consumer's pods: the providers whose
+// virtual nodes its offer can resell, as its folder declares them (not the
+// consumer's own, and not another broker's, which are never resold;
+// policies.ResellableNodes). Empty when no selected peer is a broker.
+func (s *Snapshot) brokerRoutes(consumer *Cluster, selected []string, peers []peer) []string {
+	chosen := map[string]bool{}
+	for _, n := range selected {
+		chosen[n] = true
+	}
+	var out []string
+	for _, p := range peers {
+		if !chosen[p.Name] || p.Offer == nil || !p.Offer.Spec.Broker {
+			continue
+		}
+		var onward []string
+		for _, q := range s.peersOf(s.Clusters[p.Provider]) {
+			resold := q.Node != nil && q.ClusterID != consumer.Identity.ClusterID && (q.Offer == nil || !q.Offer.Spec.Broker)
+			if resold {
+				onward = append(onward, q.Name)
+			}
+		}
+		if len(onward) == 0 {
+			out = append(out, fmt.Sprintf("%s is a broker (spec.broker in %s's offer), but its folder declares no provider offering it resources, so its pods run nowhere yet", p.Name, p.Provider))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s is a broker (spec.broker in %s's offer): its pods run at %s, two hops away", p.Name, p.Provider, strings.Join(onward, ", ")))
+	}
+	return out
 }
