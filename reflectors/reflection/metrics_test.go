@@ -61,3 +61,19 @@ func TestAStoppedReflectorLeavesNoWorkqueueSeries(t *testing.T) {
 	g.Expect(seriesMentioning(t, "leak-queue-name")).To(BeZero())
 }
 
+func TestAStoppedSetLeavesNoSeriesOfItsPeer(t *testing.T) {
+	g := NewWithT(t)
+	const id = "leak-set-id"
+	RecordError("event", id)
+	_ = Recovering("configmap", id, "ns/name", func() error { panic("boom") })
+	errorCounter.WithLabelValues("secret", id).Add(0)
+	itemCounter.WithLabelValues("secret", id).Set(2)
+	g.Expect(seriesMentioning(t, id)).NotTo(BeZero())
+	s := &Set{remoteClusterID: id}
+	s.Stop()
+	g.Expect(seriesMentioning(t, id)).To(BeZero())
+	// Another peer's series stay.
+	RecordError("event", "other-peer-id")
+	(&Set{remoteClusterID: id}).Stop()
+	g.Expect(seriesMentioning(t, "other-peer-id")).NotTo(BeZero())
+}
