@@ -45,11 +45,13 @@ func (r *Registry) Set(m Mapping) {
 	r.mappings[m.RemoteClusterID] = m
 }
 
-// Delete forgets remoteClusterID's mapping; its IPs map to themselves again.
+// Delete forgets remoteClusterID's mapping and its peer view; its IPs, and
+// ours as its pods reach them, map to themselves again.
 func (r *Registry) Delete(remoteClusterID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.mappings, remoteClusterID)
+	delete(r.views, remoteClusterID)
 }
 
 // Get returns remoteClusterID's mapping, if any.

@@ -80,3 +80,16 @@ func TestMapLocalIP(t *testing.T) {
 		t.Fatalf("another peer's view is not used, got %s", got)
 	}
 }
+
+// A released peer leaves nothing in the registry: the manager peers and
+// unpeers for as long as it runs, so every entry kept is memory kept.
+func TestRegistryDeleteForgetsThePeerView(t *testing.T) {
+	g := NewWithT(t)
+	r := NewRegistry()
+	r.Set(Mapping{RemoteClusterID: "milan", Remote: pfx("10.244.0.0/16"), Local: pfx("10.70.0.0/16")})
+	r.SetPeerView("milan", pfx("10.244.0.0/16"), pfx("10.71.0.0/16"))
+	g.Expect(r.MapLocalIP("milan", "10.244.1.10")).To(Equal("10.71.1.10"))
+	r.Delete("milan")
+	g.Expect(r.MapLocalIP("milan", "10.244.1.10")).To(Equal("10.244.1.10"))
+	g.Expect(r.views).To(BeEmpty())
+}

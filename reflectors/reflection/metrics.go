@@ -50,3 +50,18 @@ func init() {
 func RecordError(resource, remoteClusterID string) {
 	errorCounter.WithLabelValues(resource, remoteClusterID).Inc()
 }
+
+// forgetPeer deletes every reflection series of a peer, once its reflectors
+// have stopped: counters kept for a gone peer are memory kept for the life of
+// the process, since the manager peers and unpeers for as long as it runs.
+// A peer whose session restarts (new server or CA) starts its counters at 0
+// again, which Prometheus reads as a counter reset.
+func forgetPeer(remoteClusterID string) {
+	if remoteClusterID == "" {
+		return
+	}
+	peer := prometheus.Labels{"remote_cluster_id": remoteClusterID}
+	for _, v := range []*prometheus.MetricVec{itemCounter.MetricVec, errorCounter.MetricVec, panicCounter.MetricVec} {
+		v.DeletePartialMatch(peer)
+	}
+}

@@ -73,11 +73,17 @@ type registration struct {
 }
 
 // New returns a Reflector for kind towards peer.
+//
+// Its queue is unnamed on purpose: a named queue gets seven workqueue_*
+// series (two of them histograms) from controller-runtime's metrics
+// provider, which never deletes them, so a queue named after the peer kept
+// several KB per reflector for the life of the process after the peering
+// was gone. The reflection's own series (item, error and panic counters)
+// say how a peer's reflection goes, and go with the peer.
 func New(kind Kind, peer Peer, local Local, opts Options) *Reflector {
 	return &Reflector{kind: kind, peer: peer, local: local, opts: opts, reflected: map[types.NamespacedName]bool{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](50*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: kind.Name + "-" + peer.RemoteClusterName})}
+		queue: workqueue.NewTypedRateLimitingQueue(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](50*time.Millisecond, 30*time.Second))}
 }
 
 // Start watches the local objects and the namespaces' offloading, and runs

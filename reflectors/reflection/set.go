@@ -50,12 +50,15 @@ type Starter interface {
 }
 
 // Set is the reflectors of one peering.
-type Set struct{ reflectors []Starter }
+type Set struct {
+	reflectors      []Starter
+	remoteClusterID string
+}
 
 // Start runs one Reflector per enabled kind towards peer.
 func (c *Config) Start(ctx context.Context, peer Peer) (*Set, error) {
 	peer.Network = c.Network
-	s := &Set{}
+	s := &Set{remoteClusterID: peer.RemoteClusterID}
 	for _, k := range c.Kinds {
 		workers, ok := c.Workers[k.Name]
 		if !ok {
@@ -90,4 +93,5 @@ func (s *Set) Stop() {
 	for _, r := range s.reflectors {
 		r.Stop()
 	}
+	forgetPeer(s.remoteClusterID)
 }

@@ -123,5 +123,10 @@ func (l *ledger) pending(consumer string, seen map[string]bool, except string) c
 			policies.AddRequests(sum, r.requests)
 		}
 	}
+	if len(l.reserved[consumer]) == 0 {
+		// No entry kept for a consumer with nothing reserved: consumers
+		// come and go for as long as the provider runs.
+		delete(l.reserved, consumer)
+	}
 	return sum
 }

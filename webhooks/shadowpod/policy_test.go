@@ -166,3 +166,13 @@ func TestAReservationEndsWhenTheCacheShowsTheShadowPodOrItExpires(t *testing.T) 
 	now = now.Add(reservationTTL + time.Second)
 	g.Expect(l.pending("rome-id", nil, "")).To(BeEmpty(), "a create that failed after admission holds nothing for long")
 }
+
+// A consumer whose reservations all ended leaves no entry: the provider
+// serves consumers that come and go for as long as it runs.
+func TestAConsumerWithNoReservationLeftLeavesNoEntry(t *testing.T) {
+	g := NewWithT(t)
+	l := &ledger{}
+	l.reserve("gone-id", "uid-web", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")})
+	g.Expect(l.pending("gone-id", map[string]bool{"uid-web": true}, "")).To(BeEmpty())
+	g.Expect(l.reserved).NotTo(HaveKey("gone-id"))
+}
