@@ -19,20 +19,40 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"time"
 
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 )
 
-// keepalive makes both ends send at least this often, so a restarted peer
-// learns of us (and handshakes) without waiting for pod traffic.
-const keepalive = 5 * time.Second
+// keepalive keeps a quiet tunnel's NAT mappings open. It is not what
+// brings a restarted peer back: the probes, every --probe-interval, are
+// traffic, and traffic starts a handshake. It must not be WireGuard's 5 s
+// rekey timeout: a persistent keepalive has no jitter, so two gateways
+// configured in the same millisecond re-initiated every 5 s in lockstep and
+// their crossing initiations cancelled each other each time (in the network
+// suite, no handshake within 15 s in 1 run of 25); at 25 s the handshake
+// retransmits, which are jittered, come first.
+const keepalive = 25 * time.Second
 
 // loop probes the peer every interval, refreshing the observation and status.
+//
+// The probes start a random part of an interval after the peer is
+// configured. Without a session, a probe is what makes WireGuard initiate a
+// handshake (at most every 5 s), so two gateways started together would
+// probe, and initiate, in lockstep; initiations crossing on the wire cancel
+// each other (each side answers the other's and then drops the answer to its
+// own), and in lockstep they cross every time. Seen in the network suite:
+// no handshake within 15 s in 1 run of 25.
 func (g *Gateway) loop(ctx context.Context, probe *prober) {
 	g.obs.started = time.Now()
-	var configured string // the endpoint the peer was last configured with
+	configured := g.ensurePeer("") // the endpoint the peer was last configured with
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(rand.N(g.cfg.ProbeInterval)):
+	}
 	ticker := time.NewTicker(g.cfg.ProbeInterval)
 	defer ticker.Stop()
 	for {
