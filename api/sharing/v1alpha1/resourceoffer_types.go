@@ -42,6 +42,7 @@ type OfferedResources struct {
 // with a defaulted percentage.
 // +kubebuilder:validation:XValidation:rule="!(has(self.resources) && has(self.resources.limits) && size(self.resources.limits) > 0 && has(self.sharingPercentage))",message="spec.resources.limits and spec.sharingPercentage are mutually exclusive: set fixed limits or a percentage of free allocatable, not both"
 // +kubebuilder:validation:XValidation:rule="!(has(self.broker) && self.broker && has(self.resources) && has(self.resources.limits) && size(self.resources.limits) > 0)",message="spec.broker and spec.resources.limits are mutually exclusive: a broker offers a percentage (spec.sharingPercentage) of its providers' offers; remove spec.resources.limits or spec.broker"
+// +kubebuilder:validation:XValidation:rule="!has(self.exposedLabelKeys) || size(self.exposedLabelKeys) == 0 || (has(self.broker) && self.broker)",message="spec.exposedLabelKeys needs spec.broker: true: only a broker derives labels from its providers' virtual nodes; set spec.broker: true, or put the labels in spec.labels"
 type ResourceOfferSpec struct {
 	// ClusterID is the cluster ID of the consumer this offer is for.
 	// +required
@@ -82,6 +83,27 @@ type ResourceOfferSpec struct {
 	// node so workloads can target the peer with ordinary node selectors.
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
+
+	// ExposedLabelKeys are label keys a broker (spec.broker) copies from its
+	// providers' virtual nodes into this offer, so the consumer's virtual
+	// node carries, say, the region all its providers share. A key is
+	// published with the value the resold virtual nodes carry; when they
+	// disagree it is left out (condition ExposedLabelConflict), because a
+	// consumer's pod selecting a value could then be placed by this
+	// cluster's scheduler on a provider with another. spec.labels wins for a
+	// key it sets. Keys a virtual node sets itself (liqo.io/type,
+	// liqo.io/remote-cluster-id, kubernetes.io/hostname, kubernetes.io/os,
+	// kubernetes.io/arch, type, node-role.kubernetes.io/agent) and the
+	// brokered label are refused: the consumer's node would overwrite them,
+	// or they would make the offer lie about what it resells.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=317
+	// +kubebuilder:validation:items:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+	// +kubebuilder:validation:items:XValidation:rule="self.split('/')[size(self.split('/')) - 1].size() <= 63 && (!self.contains('/') || self.split('/')[0].size() <= 253)",message="spec.exposedLabelKeys: a label key's name (after any prefix/) is at most 63 characters and its prefix at most 253"
+	// +kubebuilder:validation:items:XValidation:rule="!(self in ['liqo.io/type', 'liqo.io/remote-cluster-id', 'kubernetes.io/hostname', 'kubernetes.io/os', 'kubernetes.io/arch', 'type', 'node-role.kubernetes.io/agent', 'spillway.liqo.io/brokered'])",message="spec.exposedLabelKeys: this key is set by the virtual node itself (or marks brokered capacity) and cannot be exposed; remove it from spec.exposedLabelKeys"
+	ExposedLabelKeys []string `json:"exposedLabelKeys,omitempty"`
 
 	// PodSecurityLevel is the Pod Security Standard the consumer's offloaded
 	// pods must meet on this provider: baseline (the default) forbids

@@ -18,6 +18,7 @@ package v1alpha1_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fluxcd/pkg/runtime/conditions"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/spillway-dev/spillway/api/internal/crdtest"
 	. "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
 
 const crdFile = "sharing.liqo.io_resourceoffers.yaml"
@@ -157,6 +159,14 @@ func TestAdmission(t *testing.T) {
 		{name: "a broker's percentage", spec: "spec: {clusterId: c, broker: true, sharingPercentage: 100}"},
 		{name: "a broker with fixed limits", spec: "spec: {clusterId: c, broker: true, resources: {limits: {cpu: \"1\"}}}", wantErr: "spec.broker and spec.resources.limits are mutually exclusive"},
 		{name: "fixed limits, broker off", spec: "spec: {clusterId: c, broker: false, resources: {limits: {cpu: \"1\"}}}"},
+		{name: "a broker exposing label keys", spec: "spec: {clusterId: c, broker: true, exposedLabelKeys: [topology.kubernetes.io/region, zone, example.com/rack_1.a]}"},
+		{name: "exposed label keys without broker", spec: "spec: {clusterId: c, exposedLabelKeys: [topology.kubernetes.io/zone]}", wantErr: "spec.exposedLabelKeys needs spec.broker: true"},
+		{name: "exposed label keys, broker off", spec: "spec: {clusterId: c, broker: false, exposedLabelKeys: [zone]}", wantErr: "spec.exposedLabelKeys needs spec.broker: true"},
+		{name: "no exposed label keys, broker off", spec: "spec: {clusterId: c, exposedLabelKeys: []}"},
+		{name: "an exposed key that is not a label key", spec: "spec: {clusterId: c, broker: true, exposedLabelKeys: [\"bad key\"]}", wantErr: "spec.exposedLabelKeys[0]"},
+		{name: "an exposed key with an uppercase prefix", spec: "spec: {clusterId: c, broker: true, exposedLabelKeys: [Example.com/zone]}", wantErr: "spec.exposedLabelKeys[0]"},
+		{name: "an exposed key whose name is too long", spec: "spec: {clusterId: c, broker: true, exposedLabelKeys: [example.com/" + strings.Repeat("a", 64) + "]}", wantErr: "at most 63 characters"},
+		{name: "an exposed key twice", spec: "spec: {clusterId: c, broker: true, exposedLabelKeys: [zone, zone]}", wantErr: "spec.exposedLabelKeys[1]: Duplicate"},
 		{name: "external storage classes", spec: "spec: {clusterId: c, externalStorageClasses: [remote-disk, archive.example.com]}"},
 		{name: "an external class that is not a class name", spec: "spec: {clusterId: c, externalStorageClasses: [Remote_Disk]}", wantErr: "spec.externalStorageClasses[0]"},
 		{name: "an external class twice", spec: "spec: {clusterId: c, externalStorageClasses: [remote-disk, remote-disk]}", wantErr: "spec.externalStorageClasses[1]: Duplicate"},
@@ -170,6 +180,19 @@ func TestAdmission(t *testing.T) {
 				return
 			}
 			g.Expect(errs.ToAggregate()).To(MatchError(ContainSubstring(tc.wantErr)))
+		})
+	}
+}
+
+// Every key a virtual node sets itself, and the brokered label, is refused
+// in spec.exposedLabelKeys: the CRD's rule spells the list the Go code builds.
+func TestExposedLabelKeysRefuseReservedKeys(t *testing.T) {
+	head := "apiVersion: sharing.liqo.io/v1alpha1\nkind: ResourceOffer\nmetadata: {name: o, namespace: liqo}\n"
+	for _, key := range virtualkubeletv1alpha1.ReservedLabelKeys() {
+		t.Run(key, func(t *testing.T) {
+			g := NewWithT(t)
+			errs := admission(g).Validate(crdtest.MustDecode(head+"spec: {clusterId: c, broker: true, exposedLabelKeys: [zone, \""+key+"\"]}"), nil)
+			g.Expect(errs.ToAggregate()).To(MatchError(And(ContainSubstring("spec.exposedLabelKeys[1]"), ContainSubstring("set by the virtual node itself"))))
 		})
 	}
 }

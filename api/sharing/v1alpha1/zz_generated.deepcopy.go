@@ -127,6 +127,11 @@ func (in *ResourceOfferSpec) DeepCopyInto(out *ResourceOfferSpec) {
 			(*out)[key] = val
 		}
 	}
+	if in.ExposedLabelKeys != nil {
+		in, out := &in.ExposedLabelKeys, &out.ExposedLabelKeys
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.ExternalStorageClasses != nil {
 		in, out := &in.ExternalStorageClasses, &out.ExternalStorageClasses
 		*out = make([]string, len(*in))

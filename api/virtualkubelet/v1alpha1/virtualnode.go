@@ -16,7 +16,10 @@ limitations under the License.
 
 package v1alpha1
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Labels and taint Liqo puts on a virtual node, spelled as Liqo does. They are
 // part of the API: the CLI, the offloading controller and the scheduler's
@@ -53,4 +56,15 @@ func VirtualNodeLabels(nodeName, remoteClusterID string, providerLabels map[stri
 		"type": "virtual-kubelet", roleLabel: "",
 	})
 	return l
+}
+
+// ReservedLabelKeys are the keys no offer may derive for a virtual node: the
+// ones VirtualNodeLabels sets itself, which would overwrite a provider's,
+// and BrokeredLabel, which only spec.broker decides. The ResourceOffer CRD's
+// rule on spec.exposedLabelKeys spells the same list.
+func ReservedLabelKeys() []string {
+	keys := slices.Collect(maps.Keys(VirtualNodeLabels("", "", nil)))
+	keys = append(keys, BrokeredLabel)
+	slices.Sort(keys)
+	return keys
 }
