@@ -30,27 +30,52 @@ import (
 	"github.com/spillway-dev/spillway/policies"
 )
 
+// computedOffer is what one reconcile computed the offer to be.
+type computedOffer struct {
+	offered corev1.ResourceList
+	zeroed  []policies.RoundedToZero
+	// resold names the virtual nodes a broker's offer counts; exposed are the
+	// labels it derives from them (spec.exposedLabelKeys), and conflicts the
+	// keys left out because those nodes disagree.
+	resold    []string
+	exposed   map[string]string
+	conflicts []policies.LabelConflict
+}
+
 // computeOffer reads nodes and pods only for a percentage offer: a fixed one
-// does not depend on them. resold names the virtual nodes a broker's offer
-// counts.
-func (r *ResourceOfferReconciler) computeOffer(ctx context.Context, offer *sharingv1alpha1.ResourceOffer) (offered corev1.ResourceList, zeroed []policies.RoundedToZero, resold []string, err error) {
+// does not depend on them.
+func (r *ResourceOfferReconciler) computeOffer(ctx context.Context, offer *sharingv1alpha1.ResourceOffer) (computedOffer, error) {
+	var c computedOffer
 	if offer.HasFixedLimits() {
-		offered, zeroed = offeredResources(offer, nil, nil)
-		return offered, zeroed, nil, nil
+		c.offered, c.zeroed = offeredResources(offer, nil, nil)
+		return c, nil
 	}
 	nodes := &corev1.NodeList{}
 	if err := r.List(ctx, nodes); err != nil {
-		return nil, nil, nil, fmt.Errorf("listing Nodes to size the offer: %w", err)
+		return c, fmt.Errorf("listing Nodes to size the offer: %w", err)
 	}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods); err != nil {
-		return nil, nil, nil, fmt.Errorf("listing Pods to size the offer: %w", err)
+		return c, fmt.Errorf("listing Pods to size the offer: %w", err)
 	}
-	offered, zeroed = offeredResources(offer, nodes.Items, pods.Items)
+	c.offered, c.zeroed = offeredResources(offer, nodes.Items, pods.Items)
 	if offer.Spec.Broker {
-		resold = policies.ResellableNodes(nodes.Items, offer.Spec.ClusterID)
+		c.resold = policies.ResellableNodes(nodes.Items, offer.Spec.ClusterID)
+		c.exposed, c.conflicts = policies.ExposedLabels(nodes.Items, offer.Spec.ClusterID, derivedLabelKeys(offer))
 	}
-	return offered, zeroed, resold, nil
+	return c, nil
+}
+
+// derivedLabelKeys are the exposed keys spec.labels does not set: git's
+// value wins, so the providers' values for those neither count nor conflict.
+func derivedLabelKeys(offer *sharingv1alpha1.ResourceOffer) []string {
+	var keys []string
+	for _, k := range offer.Spec.ExposedLabelKeys {
+		if _, inGit := offer.Spec.Labels[k]; !inGit {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // offeredResources is the offer: spec.resources.limits verbatim, or the
@@ -73,14 +98,17 @@ func offeredResources(offer *sharingv1alpha1.ResourceOffer, nodes []corev1.Node,
 	return policies.ScaleOffer(policies.FreeAllocatable(nodes, others), offer.EffectiveSharingPercentage())
 }
 
-// offeredLabels are spec.labels, and for a broker's offer the brokered
-// label, which no broker's spec.labels can remove: the consumer's virtual
-// node carries it, so the consumer, if a broker itself, never resells it.
-func offeredLabels(offer *sharingv1alpha1.ResourceOffer) map[string]string {
-	labels := maps.Clone(offer.Spec.Labels)
-	if labels == nil {
-		labels = map[string]string{}
+// offeredLabels are the labels derived from a broker's providers
+// (exposed), then spec.labels over them, and for a broker's offer the
+// brokered label, which no broker's spec.labels can remove: the consumer's
+// virtual node carries it, so the consumer, if a broker itself, never
+// resells it. A plain offer derives nothing.
+func offeredLabels(offer *sharingv1alpha1.ResourceOffer, exposed map[string]string) map[string]string {
+	labels := map[string]string{}
+	if offer.Spec.Broker {
+		maps.Copy(labels, exposed)
 	}
+	maps.Copy(labels, offer.Spec.Labels)
 	if offer.Spec.Broker {
 		labels[virtualkubeletv1alpha1.BrokeredLabel] = "true"
 	} else {
@@ -90,12 +118,12 @@ func offeredLabels(offer *sharingv1alpha1.ResourceOffer) map[string]string {
 }
 
 // offerConfigMapData is what the consumer reads through its identity: who
-// offers, to whom, and how much.
-func offerConfigMapData(providerID, providerName string, offer *sharingv1alpha1.ResourceOffer, offered corev1.ResourceList) (map[string]string, error) {
+// offers, to whom, how much, and with which labels.
+func offerConfigMapData(providerID, providerName string, offer *sharingv1alpha1.ResourceOffer, offered corev1.ResourceList, exposed map[string]string) (map[string]string, error) {
 	if offered == nil {
 		offered = corev1.ResourceList{}
 	}
-	labels := offeredLabels(offer)
+	labels := offeredLabels(offer, exposed)
 	resources, err := json.Marshal(offered)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the offered resources: %w", err)
@@ -126,8 +154,8 @@ func offerConfigMapData(providerID, providerName string, offer *sharingv1alpha1.
 }
 
 // ensureOfferConfigMap publishes the offer; an unchanged offer writes nothing.
-func (r *ResourceOfferReconciler) ensureOfferConfigMap(ctx context.Context, s *scope, offered corev1.ResourceList) error {
-	data, err := offerConfigMapData(r.LocalClusterID, r.providerName(), s.offer, offered)
+func (r *ResourceOfferReconciler) ensureOfferConfigMap(ctx context.Context, s *scope, c computedOffer) error {
+	data, err := offerConfigMapData(r.LocalClusterID, r.providerName(), s.offer, c.offered, c.exposed)
 	if err != nil {
 		return fmt.Errorf("ResourceOffer %s: %w", s.offer.Name, err)
 	}

@@ -81,7 +81,7 @@ func TestBrokerOfferPublishesTheBrokeredLabel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
 			before := tc.offer.DeepCopy()
-			data, err := offerConfigMapData(providerID, providerName, tc.offer, rl("cpu", "1"))
+			data, err := offerConfigMapData(providerID, providerName, tc.offer, rl("cpu", "1"), nil)
 			g.Expect(err).NotTo(HaveOccurred())
 			var labels map[string]string
 			g.Expect(json.Unmarshal([]byte(data[sharingv1alpha1.OfferLabelsKey]), &labels)).To(Succeed())

@@ -90,7 +90,7 @@ func TestOfferConfigMapData(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
-			data, err := offerConfigMapData(providerID, providerName, tc.offer, rl("cpu", "7200m"))
+			data, err := offerConfigMapData(providerID, providerName, tc.offer, rl("cpu", "7200m"), nil)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(data).To(HaveKeyWithValue(sharingv1alpha1.OfferProviderClusterIDKey, providerID))
 			g.Expect(data).To(HaveKeyWithValue(sharingv1alpha1.OfferProviderClusterNameKey, providerName))
@@ -109,12 +109,12 @@ func TestOfferConfigMapDataPublishesTheStorageClasses(t *testing.T) {
 	offer := newOffer("rome")
 	offer.Spec.StorageClassName = "fast"
 	offer.Spec.ExternalStorageClasses = []string{"remote-disk", "archive"}
-	data, err := offerConfigMapData(providerID, providerName, offer, rl("cpu", "1"))
+	data, err := offerConfigMapData(providerID, providerName, offer, rl("cpu", "1"), nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(data).To(HaveKeyWithValue(sharingv1alpha1.OfferStorageClassKey, "fast"))
 	g.Expect(data[sharingv1alpha1.OfferExternalStorageClassesKey]).To(MatchJSON(`["remote-disk","archive"]`))
 
-	data, err = offerConfigMapData(providerID, providerName, newOffer("rome"), rl("cpu", "1"))
+	data, err = offerConfigMapData(providerID, providerName, newOffer("rome"), rl("cpu", "1"), nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(data).NotTo(HaveKey(sharingv1alpha1.OfferExternalStorageClassesKey), "no external classes: the key is absent")
 }

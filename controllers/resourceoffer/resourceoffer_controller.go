@@ -107,7 +107,7 @@ func (r *ResourceOfferReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	ladder := fluxstatus.Ladder[*sharingv1alpha1.ResourceOffer]{
 		Client:             r.Client,
 		Finalizer:          Finalizer,
-		OwnedConditions:    []string{ResourcesRoundedToZeroCondition},
+		OwnedConditions:    []string{ResourcesRoundedToZeroCondition, ExposedLabelConflictCondition},
 		New:                func() *sharingv1alpha1.ResourceOffer { return &sharingv1alpha1.ResourceOffer{} },
 		Suspended:          func(o *sharingv1alpha1.ResourceOffer) bool { return o.Spec.Suspend },
 		ObservedGeneration: func(o *sharingv1alpha1.ResourceOffer) int64 { return o.Status.ObservedGeneration },
@@ -182,10 +182,12 @@ func (r *ResourceOfferReconciler) sync(ctx context.Context, s *scope) (observati
 		return obs, err
 	}
 	obs.broker = s.offer.Spec.Broker
-	if obs.offered, obs.zeroed, obs.resold, err = r.computeOffer(ctx, s.offer); err != nil {
+	computed, err := r.computeOffer(ctx, s.offer)
+	if err != nil {
 		return obs, err
 	}
-	if err := r.ensureOfferConfigMap(ctx, s, obs.offered); err != nil {
+	obs.offered, obs.zeroed, obs.resold, obs.labelConflicts = computed.offered, computed.zeroed, computed.resold, computed.conflicts
+	if err := r.ensureOfferConfigMap(ctx, s, computed); err != nil {
 		return obs, err
 	}
 	if r.Fabric != nil {

@@ -47,8 +47,18 @@ const ResourcesRoundedToZeroCondition = "ResourcesRoundedToZero"
 // would otherwise fail without a word.
 const TransitNotRoutedCondition = "TransitNotRouted"
 
+// ExposedLabelConflictCondition is True on a broker's offer when the
+// providers' virtual nodes carry different values for a key of
+// spec.exposedLabelKeys, which is then left out of the offer. A warning,
+// like ResourcesRoundedToZero: the offer is valid and published, and the
+// providers' labels are theirs to change, so failing Ready would fail Flux
+// health checks over what this cluster's git cannot fix alone.
+const ExposedLabelConflictCondition = "ExposedLabelConflict"
+
 // Reasons beyond the API's shared ones; each names one thing a person can act on.
 const (
+	// ExposedLabelValuesDifferReason: see ExposedLabelConflictCondition.
+	ExposedLabelValuesDifferReason = "ExposedLabelValuesDiffer"
 	// BrokerTransitNotBuiltReason: see TransitNotRoutedCondition.
 	BrokerTransitNotBuiltReason = "BrokerTransitNotBuilt"
 	// ResourceRoundedToZeroReason: see ResourcesRoundedToZeroCondition.
@@ -78,6 +88,8 @@ type observation struct {
 	// broker is spec.broker; resold names the virtual nodes its offer counts.
 	broker bool
 	resold []string
+	// labelConflicts are spec.exposedLabelKeys left out because the resold nodes disagree.
+	labelConflicts []policies.LabelConflict
 	// network is this side's tunnel to the consumer; nil without a fabric.
 	network *fabric.State
 }
@@ -153,6 +165,15 @@ func transitState(o observation) conditionState {
 		o.clusterID, at, o.clusterID, o.clusterID)}
 }
 
+// exposedLabelConflictState is True, naming each key, its values and the
+// nodes carrying them, when a broker's offer leaves an exposed key out.
+func exposedLabelConflictState(o observation) conditionState {
+	if !o.broker || o.conflict != nil || len(o.labelConflicts) == 0 {
+		return conditionState{}
+	}
+	return conditionState{status: true, reason: ExposedLabelValuesDifferReason, message: policies.ExposedLabelConflictMessage(o.labelConflicts)}
+}
+
 // applyStatus writes the computed state. Status fields name only what this
 // offer actually holds: nothing while another consumer holds its tenant name.
 func applyStatus(offer *sharingv1alpha1.ResourceOffer, o observation) {
@@ -170,6 +191,11 @@ func applyStatus(offer *sharingv1alpha1.ResourceOffer, o observation) {
 		conditions.MarkTrue(offer, TransitNotRoutedCondition, tr.reason, "%s", tr.message)
 	} else {
 		conditions.Delete(offer, TransitNotRoutedCondition)
+	}
+	if lc := exposedLabelConflictState(o); lc.status {
+		conditions.MarkTrue(offer, ExposedLabelConflictCondition, lc.reason, "%s", lc.message)
+	} else {
+		conditions.Delete(offer, ExposedLabelConflictCondition)
 	}
 	if st := readyState(o); st.status {
 		conditions.MarkTrue(offer, meta.ReadyCondition, st.reason, "%s", st.message)
