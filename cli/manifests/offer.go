@@ -46,6 +46,9 @@ type Offer struct {
 	// Broker resells the provider's own providers (spec.broker); it goes
 	// with a percentage, never with Limits.
 	Broker bool
+	// ExposedLabelKeys are the label keys a broker derives from its
+	// providers' virtual nodes (spec.exposedLabelKeys); only with Broker.
+	ExposedLabelKeys []string
 }
 
 // ResourceOfferFile and PushSecretFile are the files generate offer writes.
@@ -65,6 +68,7 @@ func (o Offer) ResourceOffer() *sharingv1alpha1.ResourceOffer {
 			SharingPercentage: o.SharingPercentage,
 			Labels:            o.Labels,
 			Broker:            o.Broker,
+			ExposedLabelKeys:  o.ExposedLabelKeys,
 		},
 	}
 	if len(o.Limits) > 0 {
@@ -107,6 +111,9 @@ func (o Offer) Files() []File {
 %s.`, o.Consumer, o.Provider, o.Consumer, o.describe())
 	if len(o.Labels) > 0 {
 		comment += "\nspec.labels are copied onto " + o.Consumer + "'s virtual node, for cluster selectors."
+	}
+	if len(o.ExposedLabelKeys) > 0 {
+		comment += "\nspec.exposedLabelKeys are copied onto " + o.Consumer + "'s virtual node with the value " + o.Provider + "'s providers agree on;\na key they disagree on is left out (condition ExposedLabelConflict)."
 	}
 	return []File{
 		{Name: ResourceOfferFile(o.Consumer), Documents: []Document{{Comment: comment, Object: o.ResourceOffer()}}},

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/spillway-dev/spillway/cli/manifests"
+	"github.com/spillway-dev/spillway/policies"
 )
 
 func newGenerateCommand() *cobra.Command {
@@ -46,6 +47,7 @@ type offerOptions struct {
 	percentage int32
 	labels     []string
 	broker     bool
+	expose     string
 }
 
 func newGenerateOfferCommand() *cobra.Command {
@@ -62,11 +64,15 @@ The offer is either fixed (--cpu, --memory, --gpu) or a percentage of the
 provider's free allocatable resources (--sharing-percentage, default 90).
 --label adds a cluster label copied onto CONSUMER's virtual node, for
 cluster selectors. --broker makes this cluster CONSUMER's broker: the offer is
-a percentage of its providers' virtual nodes, where CONSUMER's pods then run.
+a percentage of its providers' virtual nodes, where CONSUMER's pods then run;
+with it, --expose-labels lists label keys copied from those virtual nodes
+onto CONSUMER's virtual node, with the value the providers agree on (a key
+they disagree on is left out, and the offer says so).
 --cluster-id defaults to the CLUSTER_ID in
 <fleet>/CONSUMER/install when CONSUMER is in the fleet.`,
 		Example: `  spillway generate offer rome --cluster milan --label topology.liqo.io/region=north
-  spillway generate offer rome --cluster naples --cpu 4 --memory 16Gi --gpu 1`,
+  spillway generate offer rome --cluster naples --cpu 4 --memory 16Gi --gpu 1
+  spillway generate offer rome --cluster genoa --broker --expose-labels topology.kubernetes.io/region,topology.kubernetes.io/zone`,
 		Args: exactArgs("CONSUMER"),
 		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args[0]) },
 	}
@@ -76,6 +82,7 @@ a percentage of its providers' virtual nodes, where CONSUMER's pods then run.
 	c.Flags().StringVar(&o.gpu, "gpu", "", "a fixed number of "+string(manifests.GPUResource))
 	c.Flags().Int32Var(&o.percentage, "sharing-percentage", 0, "offer this percentage (1-100) of free allocatable resources instead")
 	c.Flags().BoolVar(&o.broker, "broker", false, "resell this cluster's providers to CONSUMER: offer a percentage of its virtual nodes, and run CONSUMER's pods on them")
+	c.Flags().StringVar(&o.expose, "expose-labels", "", "with --broker: comma-separated label keys copied from the providers' virtual nodes onto CONSUMER's, e.g. topology.kubernetes.io/region")
 	c.Flags().StringArrayVar(&o.labels, "label", nil, "a cluster label key=value for CONSUMER's virtual node; repeatable")
 	o.bind(c, "the provider, whose config folder is written", true)
 	return c
@@ -114,6 +121,16 @@ func (o *offerOptions) run(c *cobra.Command, consumer string) error {
 			return usageErrorf("--broker and --cpu/--memory/--gpu are mutually exclusive: a broker offers a percentage of its providers' offers (--sharing-percentage)")
 		}
 		offer.Broker = true
+	}
+	if c.Flags().Changed("expose-labels") {
+		if !o.broker {
+			return usageErrorf("--expose-labels needs --broker: only a broker derives labels from its providers' virtual nodes; add --broker, or give the labels with --label key=value")
+		}
+		keys, err := policies.ParseExposedLabelKeys(o.expose)
+		if err != nil {
+			return usageErrorf("--expose-labels: %v", err)
+		}
+		offer.ExposedLabelKeys = keys
 	}
 	if len(o.labels) > 0 {
 		offer.Labels = map[string]string{}

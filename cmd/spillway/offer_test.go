@@ -107,4 +107,11 @@ func TestGenerateOfferWritesFixedLimits(t *testing.T) {
 	decodeStrict(t, find(t, build(t, f, "milan"), "ResourceOffer", "liqo", "venice"), &broker)
 	g.Expect(broker.Spec.Broker).To(BeTrue())
 	g.Expect(broker.EffectiveSharingPercentage()).To(BeEquivalentTo(100))
+	g.Expect(broker.Spec.ExposedLabelKeys).To(BeEmpty())
+
+	r = spillway("generate", "offer", "venice", "--cluster", "milan", "--fleet", f, "--broker", "--expose-labels", "topology.kubernetes.io/region, topology.kubernetes.io/zone")
+	g.Expect(r.code).To(Equal(0), r.stderr)
+	var exposing sharingv1alpha1.ResourceOffer
+	decodeStrict(t, find(t, build(t, f, "milan"), "ResourceOffer", "liqo", "venice"), &exposing)
+	g.Expect(exposing.Spec.ExposedLabelKeys).To(Equal([]string{"topology.kubernetes.io/region", "topology.kubernetes.io/zone"}))
 }
