@@ -58,6 +58,15 @@ func appendResource(t *testing.T, fleetDir, cluster, file string) {
 // ForeignCluster with which rome consumes it.
 func addProvider(t *testing.T, fleetDir, name, id, region string) {
 	t.Helper()
+	addOffer(t, fleetDir, name, id, "rome", romeID, "  labels:\n    topology.liqo.io/region: "+region+"\n")
+}
+
+// addOffer adds the provider name (its identity, with cluster ID id), its
+// offer to consumer (extraSpec is appended to the offer's spec, in YAML
+// indented by two spaces), and the ForeignCluster with which consumer
+// consumes it.
+func addOffer(t *testing.T, fleetDir, name, id, consumer, consumerID, extraSpec string) {
+	t.Helper()
 	write(t, fleetDir, name+"/install/cluster-identity.yaml", `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -68,19 +77,17 @@ data:
   CLUSTER_NAME: `+name+`
   API_SERVER_URL: https://api.`+name+`.example.com:6443
 `)
-	write(t, fleetDir, name+"/config/resourceoffer-rome.yaml", `apiVersion: sharing.liqo.io/v1alpha1
+	write(t, fleetDir, name+"/config/resourceoffer-"+consumer+".yaml", `apiVersion: sharing.liqo.io/v1alpha1
 kind: ResourceOffer
 metadata:
-  name: rome
+  name: `+consumer+`
   namespace: liqo
 spec:
-  clusterId: `+romeID+`
-  clusterName: rome
-  labels:
-    topology.liqo.io/region: `+region+`
-`)
-	appendResource(t, fleetDir, name, "resourceoffer-rome.yaml")
-	write(t, fleetDir, "rome/config/foreigncluster-"+name+".yaml", `apiVersion: discovery.liqo.io/v1alpha1
+  clusterId: `+consumerID+`
+  clusterName: `+consumer+`
+`+extraSpec)
+	appendResource(t, fleetDir, name, "resourceoffer-"+consumer+".yaml")
+	write(t, fleetDir, consumer+"/config/foreigncluster-"+name+".yaml", `apiVersion: discovery.liqo.io/v1alpha1
 kind: ForeignCluster
 metadata:
   name: `+name+`
@@ -91,7 +98,7 @@ spec:
   outgoingPeeringEnabled: "Yes"
   incomingPeeringEnabled: "No"
 `)
-	appendResource(t, fleetDir, "rome", "foreigncluster-"+name+".yaml")
+	appendResource(t, fleetDir, consumer, "foreigncluster-"+name+".yaml")
 }
 
 // selectRegion gives liqo-demo on rome a clusterSelector on the region.

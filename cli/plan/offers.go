@@ -18,6 +18,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -86,6 +87,9 @@ func (d *diff) validOffer(o *sharingv1alpha1.ResourceOffer) bool {
 	}
 	if o.HasFixedLimits() && o.Spec.SharingPercentage != nil {
 		reject("spec.resources.limits and spec.sharingPercentage are mutually exclusive: keep the fixed limits or the percentage, not both")
+	}
+	if len(o.Spec.ExposedLabelKeys) > 0 && !o.Spec.Broker {
+		reject("spec.exposedLabelKeys needs spec.broker: true: only a broker derives labels from its providers' virtual nodes; set spec.broker: true, or put the labels in spec.labels")
 	}
 	if p := o.Spec.SharingPercentage; p != nil && (*p < 1 || *p > 100) {
 		reject(fmt.Sprintf("spec.sharingPercentage %d is outside 1-100: use a percentage between 1 and 100", *p))
@@ -164,9 +168,22 @@ func (d *diff) offerChanged(b, h *sharingv1alpha1.ResourceOffer) {
 		d.add(Change{Kind: OfferChange, Message: fmt.Sprintf("labels offered to %s: %s → %s (copied onto its virtual node; cluster selectors see them)",
 			consumer, formatLabels(b.Spec.Labels), formatLabels(h.Spec.Labels))})
 	}
+	if !slices.Equal(b.Spec.ExposedLabelKeys, h.Spec.ExposedLabelKeys) {
+		d.add(Change{Kind: OfferChange, Message: fmt.Sprintf(
+			"label keys exposed to %s: %s → %s (spec.exposedLabelKeys: copied onto its virtual node from this cluster's providers' virtual nodes, with the value they agree on; a key they disagree on is left out)",
+			consumer, formatKeys(b.Spec.ExposedLabelKeys), formatKeys(h.Spec.ExposedLabelKeys))})
+	}
 	if b.Spec.Suspend != h.Spec.Suspend {
 		d.add(Change{Kind: OfferChange, Message: fmt.Sprintf("offer to %s: spec.suspend %t → %t", consumer, b.Spec.Suspend, h.Spec.Suspend)})
 	}
+}
+
+// formatKeys lists label keys as the plan shows them: "[a, b]", or "none".
+func formatKeys(keys []string) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	return "[" + strings.Join(keys, ", ") + "]"
 }
 
 func resourceNames(lists ...corev1.ResourceList) []corev1.ResourceName {

@@ -34,47 +34,8 @@ const (
 func makeBroker(t *testing.T, fleetDir string) {
 	t.Helper()
 	edit(t, fleetDir, "naples/config/resourceoffer-rome.yaml", "  clusterName: rome\n", "  clusterName: rome\n  broker: true\n")
-	for _, p := range []struct {
-		name, id string
-		broker   bool
-	}{{"turin", turinID, false}, {"bari", bariID, true}} {
-		broker := ""
-		if p.broker {
-			broker = "  broker: true\n"
-		}
-		write(t, fleetDir, p.name+"/install/cluster-identity.yaml", `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: spillway-cluster-identity
-  namespace: liqo
-data:
-  CLUSTER_ID: `+p.id+`
-  CLUSTER_NAME: `+p.name+`
-  API_SERVER_URL: https://api.`+p.name+`.example.com:6443
-`)
-		write(t, fleetDir, p.name+"/config/resourceoffer-naples.yaml", `apiVersion: sharing.liqo.io/v1alpha1
-kind: ResourceOffer
-metadata:
-  name: naples
-  namespace: liqo
-spec:
-  clusterId: `+naplesID+`
-  clusterName: naples
-`+broker)
-		appendResource(t, fleetDir, p.name, "resourceoffer-naples.yaml")
-		write(t, fleetDir, "naples/config/foreigncluster-"+p.name+".yaml", `apiVersion: discovery.liqo.io/v1alpha1
-kind: ForeignCluster
-metadata:
-  name: `+p.name+`
-spec:
-  clusterIdentity:
-    clusterID: `+p.id+`
-    clusterName: `+p.name+`
-  outgoingPeeringEnabled: "Yes"
-  incomingPeeringEnabled: "No"
-`)
-		appendResource(t, fleetDir, "naples", "foreigncluster-"+p.name+".yaml")
-	}
+	addOffer(t, fleetDir, "turin", turinID, "naples", naplesID, "")
+	addOffer(t, fleetDir, "bari", bariID, "naples", naplesID, "  broker: true\n")
 }
 
 func TestPlanShowsWhereABrokerRunsANamespacesPods(t *testing.T) {
@@ -129,4 +90,34 @@ func TestPlanSaysWhenAnOfferBecomesABrokers(t *testing.T) {
 	back := compute(t, head, base, Options{})
 	g.Expect(changesOf(back, "naples")).To(ContainElement(
 		HaveField("Message", ContainSubstring("offer to rome stops being a broker's"))))
+}
+
+func TestPlanShowsAChangeOfExposedLabelKeys(t *testing.T) {
+	g := NewWithT(t)
+	base, head := copyFleet(t), copyFleet(t)
+	for _, dir := range []string{base, head} {
+		addProvider(t, dir, "naples", naplesID, "south")
+		makeBroker(t, dir)
+	}
+	edit(t, head, "naples/config/resourceoffer-rome.yaml", "  broker: true\n", "  broker: true\n  exposedLabelKeys: [topology.kubernetes.io/zone]\n")
+
+	p := compute(t, base, head, Options{})
+	g.Expect(p.Rejected).To(BeFalse(), text(t, p))
+	g.Expect(changesOf(p, "naples")).To(ConsistOf(And(
+		HaveField("Kind", OfferChange),
+		HaveField("Message", HavePrefix("label keys exposed to rome: none → [topology.kubernetes.io/zone] (spec.exposedLabelKeys")))))
+}
+
+func TestPlanRejectsExposedLabelKeysWithoutBroker(t *testing.T) {
+	g := NewWithT(t)
+	base, head := copyFleet(t), copyFleet(t)
+	addProvider(t, base, "naples", naplesID, "south")
+	addProvider(t, head, "naples", naplesID, "south")
+	edit(t, head, "naples/config/resourceoffer-rome.yaml", "  clusterName: rome\n", "  clusterName: rome\n  exposedLabelKeys: [topology.kubernetes.io/zone]\n")
+
+	p := compute(t, base, head, Options{})
+	g.Expect(p.Rejected).To(BeTrue())
+	g.Expect(changesOf(p, "naples")).To(ContainElement(And(
+		HaveField("Kind", InvalidOffer),
+		HaveField("Message", ContainSubstring("spec.exposedLabelKeys needs spec.broker: true")))))
 }
