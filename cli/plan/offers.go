@@ -45,8 +45,11 @@ func (d *diff) offers() {
 				d.consumerOf(b), d.consumerOf(b), d.h.displayName())})
 		case b == nil:
 			if d.validOffer(h) {
-				d.add(Change{Kind: OfferAdded, Message: fmt.Sprintf("offers %s to %s, labels %s",
-					amount(h), d.consumerOf(h), formatLabels(h.Spec.Labels))})
+				msg := fmt.Sprintf("offers %s to %s, labels %s", amount(h), d.consumerOf(h), formatLabels(h.Spec.Labels))
+				if len(h.Spec.ExposedLabelKeys) > 0 {
+					msg += ", and the label keys " + formatKeys(h.Spec.ExposedLabelKeys) + " from its providers' virtual nodes where they agree (spec.exposedLabelKeys)"
+				}
+				d.add(Change{Kind: OfferAdded, Message: msg})
 			}
 		case equality.Semantic.DeepEqual(b.Spec, h.Spec):
 		case b.Spec.ClusterID != h.Spec.ClusterID:

@@ -108,6 +108,20 @@ func TestPlanShowsAChangeOfExposedLabelKeys(t *testing.T) {
 		HaveField("Message", HavePrefix("label keys exposed to rome: none → [topology.kubernetes.io/zone] (spec.exposedLabelKeys")))))
 }
 
+func TestPlanNamesTheExposedLabelKeysOfANewBrokerOffer(t *testing.T) {
+	g := NewWithT(t)
+	base, head := copyFleet(t), copyFleet(t)
+	addProvider(t, head, "naples", naplesID, "south")
+	makeBroker(t, head)
+	edit(t, head, "naples/config/resourceoffer-rome.yaml", "  broker: true\n", "  broker: true\n  exposedLabelKeys: [topology.kubernetes.io/zone]\n")
+
+	p := compute(t, base, head, Options{})
+	g.Expect(p.Rejected).To(BeFalse(), text(t, p))
+	g.Expect(changesOf(p, "naples")).To(ContainElement(And(
+		HaveField("Kind", OfferAdded),
+		HaveField("Message", HaveSuffix("and the label keys [topology.kubernetes.io/zone] from its providers' virtual nodes where they agree (spec.exposedLabelKeys)")))))
+}
+
 func TestPlanRejectsExposedLabelKeysWithoutBroker(t *testing.T) {
 	g := NewWithT(t)
 	base, head := copyFleet(t), copyFleet(t)

@@ -71,6 +71,9 @@ func romeSeesOnGenoa(ctx context.Context, labels map[string]string, absent ...st
 // The providers' labels travel two hops: milan's and naples' offers label
 // genoa's virtual nodes, genoa's broker offer derives the keys it exposes
 // from them, and rome's virtual node for genoa carries what they agree on.
+// Nothing here is simulated: no pod runs, and every hop (the providers'
+// offer controllers, genoa's ForeignClusters and virtual nodes, genoa's
+// broker offer, rome's ForeignCluster and virtual node) is the real one.
 var _ = Describe("a broker's exposed labels", Ordered, func() {
 	It("carries to rome the label its providers agree on, and not the one they disagree on", func(ctx context.Context) {
 		// `spillway generate offer rome --cluster genoa --broker --sharing-percentage 100 --expose-labels region,zone`
