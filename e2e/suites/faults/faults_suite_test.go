@@ -60,8 +60,11 @@ var (
 )
 
 // managerArgs are the flags both managers run with in every spec: the
-// install layer's Deployment runs with leader election.
-func managerArgs(*lab.Cluster) []string { return []string{"--leader-elect"} }
+// install layer's Deployment runs with leader election; the pprof endpoint
+// lets the peerings spec take heap profiles after a forced collection.
+func managerArgs(c *lab.Cluster) []string {
+	return []string{"--leader-elect", framework.PprofArg(c)}
+}
 
 func TestFaults(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -21,6 +21,8 @@ package faults_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -235,7 +237,13 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 		// with every peering, which the count after it shows.
 		cycle("lifecycle-warmup", 0, batch)
 		Eventually(func() float64 { return managerMetric(ctx, rome, "spillway_peering_workers") }).WithContext(ctx).WithTimeout(time.Minute).Should(Equal(workers))
-		before := managerFootprint(ctx, pid)
+		profiles := filepath.Join(repoRoot, ".lab-e2e", "faults-profiles")
+		beforeProfile := filepath.Join(profiles, "before.pb.gz")
+		before := collectedFootprint(ctx, pid, beforeProfile)
+		afterProfile := filepath.Join(profiles, "after.pb.gz")
+		Expect(os.RemoveAll(afterProfile)).To(Succeed(), "an earlier run's profile is not this run's")
+		// Printed on failure too: it is the first thing to read then.
+		DeferCleanup(printHeapGrowth, beforeProfile, afterProfile)
 		GinkgoWriter.Printf("before: %s; %v peering workers in %v sessions\n", before, workers, sessions)
 		for first := 0; first < total; first += batch {
 			cycle("lifecycle-peer", first, min(batch, total-first))
@@ -249,7 +257,7 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 		var after framework.Footprint
 		Eventually(func(g Gomega) {
-			after = managerFootprint(ctx, pid)
+			after = collectedFootprint(ctx, pid, afterProfile)
 			GinkgoWriter.Printf("after: %s\n", after)
 			g.Expect(after.Goroutines).To(BeNumerically("~", before.Goroutines, before.Goroutines/10), "goroutines")
 			g.Expect(after.RSSKB).To(BeNumerically("<=", before.RSSKB+before.RSSKB/10), "VmRSS")
@@ -258,6 +266,28 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 		Expect(framework.NodeReady(ctx, romeC, virtualkubeletv1alpha1.VirtualNodeName("milan"))).To(Succeed(), "the suite's peering is untouched")
 	}, SpecTimeout(outage(25*time.Minute, 6*time.Minute)))
 })
+
+// collectedFootprint takes a heap profile of rome's manager, which forces a
+// garbage collection first, writes it to path, and then reads the footprint:
+// heap in use then counts what is still referenced, not garbage the collector
+// had not reached yet.
+func collectedFootprint(ctx context.Context, pid int, path string) framework.Footprint {
+	profile, err := framework.HeapProfile(ctx, rome)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(framework.WriteProfile(path, profile)).To(Succeed())
+	return managerFootprint(ctx, pid)
+}
+
+// printHeapGrowth prints where the heap grew between the two profiles; a
+// failure to run pprof (or an after profile never taken) fails nothing.
+func printHeapGrowth(ctx context.Context, before, after string) {
+	growth, err := framework.HeapGrowth(ctx, before, after, 25)
+	if err != nil {
+		GinkgoWriter.Printf("heap growth not read: %v\n%s", err, growth)
+		return
+	}
+	GinkgoWriter.Printf("heap growth (go tool pprof -top -sample_index=inuse_space -base %s %s):\n%s", before, after, growth)
+}
 
 func managerFootprint(ctx context.Context, pid int) framework.Footprint {
 	f, err := framework.ReadFootprint(ctx, rome, pid)
