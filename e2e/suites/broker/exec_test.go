@@ -22,13 +22,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,6 +80,90 @@ func kubectlStdin(ctx context.Context, c *lab.Cluster, stdin string, args ...str
 		code = -1
 	}
 	return out.String(), errOut.String(), code
+}
+
+// kubectlInTerminal runs the lab's kubectl against cluster c with a
+// pseudo-terminal as its stdin and stdout, as a user's `kubectl exec -it`
+// runs, waits until the terminal shows prompt, presses Enter, and returns
+// what the terminal showed until then and kubectl's exit code. The command
+// must wait for that Enter (`read`): kwok v0.8 closes its end of the
+// terminal as soon as the command exits, sometimes before it has copied the
+// last output (1 in 20 of milan's own `kubectl exec -it` showed nothing).
+func kubectlInTerminal(ctx context.Context, c *lab.Cluster, prompt string, args ...string) (string, int, error) {
+	master, slave, err := openPTY()
+	if err != nil {
+		return "", -1, err
+	}
+	defer func() { _ = master.Close() }()
+	bin := filepath.Join(c.LabBinaries().KubeDir, "kubectl")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig=" + c.Kubeconfig(), "--request-timeout=20s"}, args...)...)
+	var errOut bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, &errOut
+	err = cmd.Start()
+	_ = slave.Close() // kubectl holds it now: the master reads EIO once kubectl exits
+	if err != nil {
+		return "", -1, err
+	}
+	chunks := make(chan string)
+	go func() {
+		defer close(chunks)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			if n > 0 {
+				chunks <- string(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var screen strings.Builder
+	for !strings.Contains(screen.String(), prompt) {
+		chunk, open := <-chunks
+		if !open {
+			break // kubectl exited without showing it
+		}
+		screen.WriteString(chunk)
+	}
+	shown := screen.String()
+	if strings.Contains(shown, prompt) {
+		_, _ = master.Write([]byte("\r"))
+	}
+	go func() { // keeps reading what the terminal shows until kubectl exits
+		for range chunks {
+		}
+	}()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return shown, 0, nil
+	case errors.As(err, &exit):
+		return shown + errOut.String(), exit.ExitCode(), nil
+	default:
+		return shown, -1, err
+	}
+}
+
+// openPTY opens a pseudo-terminal pair (Linux: /dev/ptmx, unlocked, and its /dev/pts peer).
+func openPTY() (master, slave *os.File, err error) {
+	master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0)
+	}
+	if err == nil {
+		slave, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		_ = master.Close()
+		return nil, nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
+	}
+	return master, slave, nil
 }
 
 func execProbe(name string) *corev1.Pod {
@@ -163,6 +251,24 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 			Expect(stderr).To(Equal(direct), "stderr comes back apart from stdout")
 		}
 	}, SpecTimeout(2*time.Minute))
+
+	It("gives rome's kubectl exec -it a terminal at the provider", func(ctx context.Context) {
+		// The command checks it has a terminal on both ends, as a shell does
+		// (kwok allocates one on the lab's host), says so, and waits for the
+		// user's Enter, which travels the two hops as terminal input.
+		script := "test -t 0 && test -t 1 && echo a terminal at $" + lab.KwokExecClusterEnv + " && read answer"
+		for _, p := range probes {
+			prompt := "a terminal at " + p.provider.Name + "\r\n"
+			direct, code, err := kubectlInTerminal(ctx, p.provider, prompt, "exec", "-it", "-n", p.remoteNs, p.pod, "-c", shell, "--", "sh", "-c", script)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(code).To(BeZero(), "%s's own kubectl exec -it: %q", p.provider.Name, direct)
+			Expect(direct).To(ContainSubstring(prompt))
+			out, code, err := kubectlInTerminal(ctx, rome, prompt, "exec", "-it", "-n", execNs, p.pod, "-c", shell, "--", "sh", "-c", script)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(code).To(BeZero(), "rome's kubectl exec -it: %q", out)
+			Expect(out).To(ContainSubstring(prompt))
+		}
+	}, SpecTimeout(time.Minute))
 
 	It("carries the provider's refusal back to rome, naming each hop", func(ctx context.Context) {
 		for _, p := range probes {
