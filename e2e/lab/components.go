@@ -201,6 +201,13 @@ func (c *Cluster) writeKwokStages() (string, error) {
 		return "", err
 	}
 	docs = append(docs, logs, completesStage)
+	if execs := c.state.Spec.ExecContainers; len(execs) > 0 {
+		rule, err := KwokExecRule(c.Name, c.path(), execs)
+		if err != nil {
+			return "", err
+		}
+		docs = append(docs, rule)
+	}
 	path := c.path("kwok-stages.yaml")
 	return path, os.WriteFile(path, []byte(strings.Join(docs, "\n---\n")+"\n"), 0o644)
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // ClusterSpec describes one lab cluster and its simulated nodes.
@@ -35,6 +36,10 @@ type ClusterSpec struct {
 	Capacity map[string]string `json:"capacity"`
 	// Labels added to every node.
 	Labels map[string]string `json:"labels,omitempty"`
+	// ExecContainers are the container names whose `kubectl exec` kwok
+	// answers, by running the command on the lab's host (KwokExecRule); exec
+	// into any other container is refused, as kwok refuses by default.
+	ExecContainers []string `json:"execContainers,omitempty"`
 }
 
 // DefaultNodes and DefaultCapacity size a cluster the user did not size.
@@ -49,7 +54,9 @@ var clusterNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$`)
 
 // ParseClusterSpec reads "name[:key=value,...]" as written on the command line:
 // keys nodes, cpu, memory, pods, any resource name with a slash (nvidia.com/gpu),
-// and label.<key>=<value>. Example: "milan:nodes=3,cpu=16,nvidia.com/gpu=2,label.topology.liqo.io/region=north".
+// label.<key>=<value>, and exec=<container> (repeatable: kwok answers exec
+// into containers of that name, KwokExecRule).
+// Example: "milan:nodes=3,cpu=16,nvidia.com/gpu=2,label.topology.liqo.io/region=north,exec=shell".
 func ParseClusterSpec(s string) (ClusterSpec, error) {
 	name, opts, _ := strings.Cut(strings.TrimSpace(s), ":")
 	spec := ClusterSpec{Name: name, Nodes: DefaultNodes, Capacity: DefaultCapacity(), Labels: map[string]string{}}
@@ -71,6 +78,11 @@ func ParseClusterSpec(s string) (ClusterSpec, error) {
 				return spec, fmt.Errorf("cluster %q: nodes=%q must be an integer between 0 and 10000", name, v)
 			}
 			spec.Nodes = n
+		case k == "exec":
+			if errs := validation.IsDNS1123Label(v); len(errs) > 0 {
+				return spec, fmt.Errorf("cluster %q: exec=%q is not a container name: %s", name, v, strings.Join(errs, "; "))
+			}
+			spec.ExecContainers = append(spec.ExecContainers, v)
 		case strings.HasPrefix(k, "label."):
 			spec.Labels[strings.TrimPrefix(k, "label.")] = v
 		case k == "cpu" || k == "memory" || k == "pods" || strings.Contains(k, "/"):
@@ -79,7 +91,7 @@ func ParseClusterSpec(s string) (ClusterSpec, error) {
 			}
 			spec.Capacity[k] = v
 		default:
-			return spec, fmt.Errorf("cluster %q: unknown option %q: use nodes, cpu, memory, pods, a resource name like nvidia.com/gpu, or label.<key>", name, k)
+			return spec, fmt.Errorf("cluster %q: unknown option %q: use nodes, cpu, memory, pods, a resource name like nvidia.com/gpu, label.<key> or exec", name, k)
 		}
 	}
 	return spec, nil

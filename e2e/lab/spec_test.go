@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func TestParseClusterSpecs(t *testing.T) {
@@ -48,4 +49,39 @@ func TestParseClusterSpecsRejectsBadInput(t *testing.T) {
 		_, err := ParseClusterSpecs(input)
 		NewWithT(t).Expect(err).To(MatchError(ContainSubstring(want)), "input %q", input)
 	}
+}
+
+func TestParseClusterSpecsReadsExecContainers(t *testing.T) {
+	g := NewWithT(t)
+	specs, err := ParseClusterSpecs("rome milan:nodes=2,exec=shell,exec=debug")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(specs[0].ExecContainers).To(BeEmpty(), "exec is opt-in")
+	g.Expect(specs[1].ExecContainers).To(Equal([]string{"shell", "debug"}))
+	_, err = ParseClusterSpecs("milan:exec=Shell_1")
+	g.Expect(err).To(MatchError(And(ContainSubstring(`exec="Shell_1"`), ContainSubstring("not a container name"))))
+}
+
+// FuzzParseClusterSpecs: whatever is typed after --clusters, the parser
+// answers with specs the lab can start or an error, never a panic, and never
+// an exec container kwok's config could not name.
+func FuzzParseClusterSpecs(f *testing.F) {
+	for _, seed := range []string{"rome", "rome milan:nodes=3,cpu=16", "milan:exec=shell,exec=debug,label.a/b=c", "milan:exec=", "a:exec=\"x\""} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		specs, err := ParseClusterSpecs(list)
+		if err != nil {
+			return
+		}
+		for _, s := range specs {
+			if !clusterNameRE.MatchString(s.Name) {
+				t.Fatalf("accepted cluster name %q", s.Name)
+			}
+			for _, c := range s.ExecContainers {
+				if errs := validation.IsDNS1123Label(c); len(errs) > 0 {
+					t.Fatalf("accepted exec container %q: %v", c, errs)
+				}
+			}
+		}
+	})
 }

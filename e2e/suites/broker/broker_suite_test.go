@@ -21,8 +21,10 @@ limitations under the License.
 // (ResourceOffer spec.broker). Every offer and peering is what the CLI writes
 // (framework.PeerWithOffer: manifests.Offer and manifests.Peering), applied
 // as Flux applies a folder. Simulated: kwok runs the providers' pods (no
-// container runtime, so no process, log or pod network); every control plane,
-// Spillway controller and webhook is real.
+// container runtime, so no process, log or pod network), answers logs with a
+// fixed line per cluster, and answers exec into containers named "shell"
+// (exec=shell: lab.KwokExecRule) by running the command on the lab's host;
+// every control plane, Spillway controller and webhook is real.
 package broker_test
 
 import (
@@ -77,7 +79,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	root, err := lab.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
 	theLab, err = framework.StartSuiteLab(ctx, "broker", portBase,
-		"rome:nodes=1 genoa:nodes=1 milan:nodes=2,cpu=8,memory=32Gi naples:nodes=2,cpu=8,memory=32Gi")
+		"rome:nodes=1 genoa:nodes=1 milan:nodes=2,cpu=8,memory=32Gi,exec=shell naples:nodes=2,cpu=8,memory=32Gi,exec=shell")
 	Expect(err).NotTo(HaveOccurred())
 	for name, m := range map[string]struct {
 		cluster **lab.Cluster
