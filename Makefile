@@ -85,7 +85,7 @@ e2e: ## End-to-end suites on the lab (real control planes).
 
 .PHONY: faults
 faults: ## The fault suite at full length (5-8 min outages, 100 peerings; not in CI, which runs its short version).
-	$(lab-bins); SPILLWAY_FAULTS=long go test -tags e2e -timeout 150m -p 1 ./e2e/suites/faults/ -ginkgo.v
+	$(lab-bins); SPILLWAY_FAULTS=long go test -v -tags e2e -timeout 150m -p 1 ./e2e/suites/faults/ -ginkgo.v
 
 .PHONY: test
 test: fmt vet verify lint unit e2e ## Everything CI runs: format, vet, generated files, lint, unit and e2e tests.
