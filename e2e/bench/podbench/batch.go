@@ -151,6 +151,9 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 			return s, nil, Traffic{}, err
 		}
 	}
+	if s.Segments, err = b.segments(ctx, p.mode, s); err != nil {
+		return s, nil, Traffic{}, err
+	}
 	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(s.Latencies), s.Unfinished, s.Wall.Round(time.Millisecond))
 	if err := b.cleanup(ctx, p, run, n); err != nil {
 		return s, nil, Traffic{}, err

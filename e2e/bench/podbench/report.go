@@ -168,6 +168,17 @@ type ReportedSample struct {
 	Max         *float64 `json:"maxMs"`
 	Wall        float64  `json:"wallMs"`
 	LatenciesMs []int64  `json:"latenciesMs"`
+	// Segments split create → Running at each cluster's scheduling.
+	Segments []ReportedSegment `json:"segments,omitempty"`
+}
+
+// ReportedSegment is one segment of the way to Running, in milliseconds.
+type ReportedSegment struct {
+	From string   `json:"from"`
+	To   string   `json:"to"`
+	Pods int      `json:"pods"`
+	P50  *float64 `json:"p50Ms"`
+	P99  *float64 `json:"p99Ms"`
 }
 
 func ms(d time.Duration) *float64 {
@@ -195,6 +206,9 @@ func reported(s Sample) ReportedSample {
 	slices.Sort(sorted)
 	for _, l := range sorted {
 		out.LatenciesMs = append(out.LatenciesMs, l.Milliseconds())
+	}
+	for _, seg := range s.Segments {
+		out.Segments = append(out.Segments, ReportedSegment{From: seg.From, To: seg.To, Pods: seg.Pods, P50: ms(seg.P50), P99: ms(seg.P99)})
 	}
 	return out
 }

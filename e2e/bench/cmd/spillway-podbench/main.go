@@ -84,6 +84,10 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 		return err
 	}
 	table.WriteString("\n")
+	if err := podbench.WriteSegmentTable(&table, results); err != nil {
+		return err
+	}
+	table.WriteString("\n")
 	if err := podbench.WriteCPUTable(&table, results); err != nil {
 		return err
 	}
