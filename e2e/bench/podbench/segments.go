@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -125,6 +126,8 @@ func (b *Bench) segments(ctx context.Context, m Mode, s Sample) ([]Segment, erro
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", h.cluster, err)
 		}
+		// The namespace also holds the warm-up's and earlier batches' events.
+		maps.DeleteFunc(at, func(name string, _ time.Time) bool { _, measured := s.Sent[name]; return !measured })
 		stages = append(stages, Stage{Name: "scheduled in " + h.cluster, At: at})
 	}
 	stages = append(stages, Stage{Name: "Running seen in " + hops[0].cluster, At: s.Running})
