@@ -19,7 +19,7 @@
 #   steps, each timed commit → virtual node and ForeignCluster Ready, with the
 #   consumer manager's goroutines, RSS and CPU per step and the per-peering
 #   slope. SPILLWAY_BENCH_PEERS sets the peerings after each step ("1 10 25 50 100").
-# The pod benchmark also counts API requests per pod from both API servers'
+# The pod benchmark also counts API requests per pod from every API server's
 # apiserver_request_total (and each manager's rest_client_requests_total), by
 # verb and resource, and profiles rome's manager during the offloaded batch
 # (bench/results/pprof/). See docs/performance.md.

@@ -19,7 +19,7 @@ limitations under the License.
 // through two hops (rome → the broker genoa → milan), in one run on one lab,
 // and reports create → Running percentiles, wall time, the ratios, the
 // virtual kubelet's peak RSS, the CPU of every lab process, and the API
-// requests per pod on both API servers by verb and resource, judged against
+// requests per pod on every API server by verb and resource, judged against
 // issue 17's write targets; it keeps CPU and heap profiles of rome's manager in
 // bench/results/pprof/. Run by `make bench`, never in CI:
 //
