@@ -72,7 +72,9 @@ func scheduledTimes(ctx context.Context, c client.Client, ns string) (map[string
 	}
 	out := map[string]time.Time{}
 	for _, e := range events.Items {
-		if e.Reason != "Scheduled" || e.Regarding.Kind != "Pod" || e.EventTime.IsZero() {
+		// Event reflection relays the peers' Scheduled events too (Spillway's
+		// reporting controller, no eventTime): only this cluster's scheduler counts.
+		if e.Reason != "Scheduled" || e.ReportingController != "default-scheduler" || e.Regarding.Kind != "Pod" || e.EventTime.IsZero() {
 			continue
 		}
 		if t, ok := out[e.Regarding.Name]; !ok || e.EventTime.Time.Before(t) {
