@@ -17,11 +17,18 @@ limitations under the License.
 package podbench
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
 )
 
 // at builds a stage whose pod "p<i>" is at t0 + offsets[i].
@@ -66,4 +73,22 @@ func TestSegmentTableNamesThePathAndTheStages(t *testing.T) {
 	var b strings.Builder
 	g.Expect(WriteSegmentTable(&b, []Result{r})).To(Succeed())
 	g.Expect(b.String()).To(MatchRegexp(`100\s+two-hops\s+scheduled in genoa\s+scheduled in milan\s+40ms\s+90ms\s+100`))
+}
+
+func TestScheduledTimesTakeOnlyTheSchedulersOwnEvents(t *testing.T) {
+	g := NewWithT(t)
+	t0 := time.Date(2026, 11, 26, 22, 0, 0, 0, time.UTC)
+	event := func(name, pod, reason, controller string, at time.Time) *eventsv1.Event {
+		return &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Reason: reason, ReportingController: controller,
+			Regarding: corev1.ObjectReference{Kind: "Pod", Name: pod}, EventTime: metav1.NewMicroTime(at)}
+	}
+	c := fake.NewClientBuilder().WithScheme(framework.Scheme()).WithObjects(
+		event("a", "p1", "Scheduled", "default-scheduler", t0.Add(1500*time.Microsecond)),
+		event("b", "p1", "Scheduled", "liqo.io/event-reflection", t0),
+		event("c", "p2", "Pulled", "default-scheduler", t0),
+	).Build()
+	got, err := scheduledTimes(context.Background(), c, "ns")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got).To(HaveLen(1))
+	g.Expect(got["p1"].Sub(t0)).To(Equal(1500 * time.Microsecond), "a relayed peer's event is not this cluster's scheduling")
 }
