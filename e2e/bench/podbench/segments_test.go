@@ -90,5 +90,5 @@ func TestScheduledTimesTakeOnlyTheSchedulersOwnEvents(t *testing.T) {
 	got, err := scheduledTimes(context.Background(), c, "ns")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(HaveLen(1))
-	g.Expect(got["p1"].Sub(t0)).To(Equal(1500 * time.Microsecond), "a relayed peer's event is not this cluster's scheduling")
+	g.Expect(got["p1"].Sub(t0)).To(Equal(1500*time.Microsecond), "a relayed peer's event is not this cluster's scheduling")
 }
