@@ -3,9 +3,11 @@
 # - the network fabric's throughput (raw veth vs WireGuard tunnel vs tunnel +
 #   NAT remap; needs root and /dev/net/tun);
 # - pod offloading vs vanilla Kubernetes (issue 4): N pods through one virtual
-#   node against the same N pods created in the provider, on one lab.
+#   node against the same N pods created in the provider, and (issue 16) the
+#   same N pods through two hops, rome → the broker genoa → milan, on one lab.
 #   SPILLWAY_BENCH_PODS="100 1000 10000" sets N (default "100 1000"),
-#   SPILLWAY_BENCH_QPS the creation rate on both sides (default 50/s).
+#   SPILLWAY_BENCH_QPS the creation rate on every path (default 50/s),
+#   SPILLWAY_BENCH_TWO_HOPS=0 leaves the broker (a third cluster) out.
 # - reflection latency (issue 5): N ConfigMaps, then N EndpointSlices, updated
 #   once; each update timed until a watcher of the consumer sees it (vanilla)
 #   and until the provider's copy shows it. SPILLWAY_BENCH_OBJECTS sets N (1000).
@@ -17,7 +19,7 @@
 #   steps, each timed commit → virtual node and ForeignCluster Ready, with the
 #   consumer manager's goroutines, RSS and CPU per step and the per-peering
 #   slope. SPILLWAY_BENCH_PEERS sets the peerings after each step ("1 10 25 50 100").
-# The pod benchmark also counts API requests per pod from both API servers'
+# The pod benchmark also counts API requests per pod from every API server's
 # apiserver_request_total (and each manager's rest_client_requests_total), by
 # verb and resource, and profiles rome's manager during the offloaded batch
 # (bench/results/pprof/). See docs/performance.md.
@@ -34,7 +36,7 @@ export SPILLWAY_KUBEBIN="$(hack/kubebin.sh)" SPILLWAY_KWOK="$(hack/tools.sh kwok
 mkdir -p bench/results
 echo "bench: network throughput (SPILLWAY_BENCH_SECONDS=${SPILLWAY_BENCH_SECONDS:-3} per path)"
 go test -count=1 -tags bench -run TestThroughput -v ./e2e/suites/network/ | tee bench/results/network-throughput.txt
-echo "bench: pod offloading vs vanilla (SPILLWAY_BENCH_PODS=\"${SPILLWAY_BENCH_PODS:-100 1000}\")"
+echo "bench: pod offloading vs vanilla, one hop and two (SPILLWAY_BENCH_PODS=\"${SPILLWAY_BENCH_PODS:-100 1000}\", SPILLWAY_BENCH_TWO_HOPS=${SPILLWAY_BENCH_TWO_HOPS:-1})"
 go run ./e2e/bench/cmd/spillway-podbench
 echo "bench: reflection latency vs a local watch (SPILLWAY_BENCH_OBJECTS=${SPILLWAY_BENCH_OBJECTS:-1000} ConfigMaps, then EndpointSlices)"
 go run ./e2e/bench/cmd/spillway-reflectbench

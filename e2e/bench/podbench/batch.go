@@ -27,9 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/framework"
 )
 
@@ -46,8 +44,11 @@ type path struct {
 }
 
 func (b *Bench) path(m Mode) path {
-	if m == Offloaded {
+	switch m {
+	case Offloaded:
 		return path{mode: m, cs: b.romeCS, ns: OffloadedNamespace}
+	case TwoHops:
+		return path{mode: m, cs: b.romeCS, ns: TwoHopsNamespace}
 	}
 	return path{mode: m, cs: b.milanCS, ns: VanillaNamespace}
 }
@@ -57,8 +58,8 @@ func (b *Bench) creator(cs kubernetes.Interface, timeout time.Duration) Creator 
 }
 
 // RunBatch measures n pods vanilla, then n pods offloaded through a freshly
-// restarted virtual kubelet (so its peak RSS is this batch's), cleaning up after
-// each.
+// restarted virtual kubelet (so its peak RSS is this batch's), then, with the
+// broker, n pods through two hops the same way, cleaning up after each.
 func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	r := Result{Pods: n}
 	var err error
@@ -82,19 +83,37 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		} else if err := profile.finish(ctx, filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("rome-manager-%d", n), b.log); err != nil {
 			return err
 		}
-		pid, err := b.Rome.PID(framework.ManagerProcess)
-		if err != nil {
-			return err
-		}
-		m, err := framework.ReadMemory(pid)
-		if before {
-			r.KubeletBefore = m
-		} else {
-			r.KubeletAfter = m
-		}
-		return err
+		return b.readKubeletMemory(before, &r.KubeletBefore, &r.KubeletAfter)
 	})
+	if err != nil || b.Genoa == nil {
+		return r, err
+	}
+	fmt.Fprintf(b.log, "bench: %d pods, two hops through genoa (restarting rome's manager again)\n", n)
+	// Only the restart: the CPU profile stays the one-hop batch's.
+	if err := framework.StartManager(ctx, b.Rome, b.romeID, "--pprof-bind-address="+pprofAddr); err != nil {
+		return r, err
+	}
+	two := &TwoHopsResult{}
+	two.Sample, two.CPU, two.Traffic, err = b.measure(ctx, b.path(TwoHops), n, func(before bool) error {
+		return b.readKubeletMemory(before, &two.KubeletBefore, &two.KubeletAfter)
+	})
+	r.TwoHops = two
 	return r, err
+}
+
+// readKubeletMemory reads the memory of rome's manager into before or after.
+func (b *Bench) readKubeletMemory(isBefore bool, before, after *framework.Memory) error {
+	pid, err := b.Rome.PID(framework.ManagerProcess)
+	if err != nil {
+		return err
+	}
+	m, err := framework.ReadMemory(pid)
+	if isBefore {
+		*before = m
+	} else {
+		*after = m
+	}
+	return err
 }
 
 // measure warms the path up, runs n pods through it and deletes them. It
@@ -109,11 +128,11 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 			return Sample{}, nil, Traffic{}, err
 		}
 	}
-	trafficBefore, err := readTraffic(ctx, b.Rome, b.Milan)
+	trafficBefore, err := readTraffic(ctx, b.clusters()...)
 	if err != nil {
 		return Sample{}, nil, Traffic{}, err
 	}
-	cpuBefore, err := ReadCPU(b.Rome, b.Milan)
+	cpuBefore, err := ReadCPU(b.clusters()...)
 	if err != nil {
 		return Sample{}, nil, Traffic{}, err
 	}
@@ -123,7 +142,7 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 	if err != nil {
 		return s, nil, Traffic{}, err
 	}
-	cpuAfter, err := ReadCPU(b.Rome, b.Milan)
+	cpuAfter, err := ReadCPU(b.clusters()...)
 	if err != nil {
 		return s, nil, Traffic{}, err
 	}
@@ -132,12 +151,15 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 			return s, nil, Traffic{}, err
 		}
 	}
+	if s.Segments, err = b.segments(ctx, p.mode, s); err != nil {
+		return s, nil, Traffic{}, err
+	}
 	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(s.Latencies), s.Unfinished, s.Wall.Round(time.Millisecond))
 	if err := b.cleanup(ctx, p, run, n); err != nil {
 		return s, nil, Traffic{}, err
 	}
 	// Requests are counted to the end of the deletion: a pod's cost is its whole life.
-	trafficAfter, err := readTraffic(ctx, b.Rome, b.Milan)
+	trafficAfter, err := readTraffic(ctx, b.clusters()...)
 	return s, cpuAfter.Since(cpuBefore), trafficAfter.since(trafficBefore), err
 }
 
@@ -160,7 +182,7 @@ func (b *Bench) warmUp(ctx context.Context, p path, n int) error {
 }
 
 // cleanup deletes a run's pods at once and waits until none is left where
-// they were created nor, for offloaded pods, in milan's twin namespace.
+// they were created nor, for offloaded pods, in the twin namespaces.
 // The deletion is asked again while pods are left: one DeleteCollection of
 // 10,000 offloaded pods outlasted the API server's request timeout, deleted
 // only part of them and ended the run before its report was written.
@@ -187,24 +209,6 @@ func (b *Bench) cleanup(ctx context.Context, p path, run string, n int) error {
 		if len(left.Items) > 0 {
 			return fmt.Errorf("%d pods of run %s left in namespace %s", len(left.Items), run, p.ns)
 		}
-		if p.mode != Offloaded {
-			return nil
-		}
-		return b.twinEmpty(ctx)
+		return b.twinsEmpty(ctx, p)
 	})
-}
-
-func (b *Bench) twinEmpty(ctx context.Context) error {
-	pods := &corev1.PodList{}
-	if err := b.milanC.List(ctx, pods, client.InNamespace(b.twin)); err != nil {
-		return err
-	}
-	shadows := &virtualkubeletv1alpha1.ShadowPodList{}
-	if err := b.milanC.List(ctx, shadows, client.InNamespace(b.twin)); err != nil {
-		return err
-	}
-	if len(pods.Items)+len(shadows.Items) > 0 {
-		return fmt.Errorf("%d pods and %d ShadowPods left in milan's twin namespace %s", len(pods.Items), len(shadows.Items), b.twin)
-	}
-	return nil
 }

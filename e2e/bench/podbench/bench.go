@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,7 +28,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
@@ -44,26 +42,33 @@ const (
 	VanillaNamespace   = "bench-vanilla"
 )
 
-// Bench is a peered lab, rome consuming milan, ready to run batches.
+// Bench is a peered lab, rome consuming milan, and with two hops also the
+// broker genoa reselling milan to rome, ready to run batches.
 type Bench struct {
 	Config      Config
 	Lab         *lab.Lab
 	Rome, Milan *lab.Cluster
-	romeID      framework.Identity
-	// romeC and milanC are admin clients; romeCS and milanCS the creators'.
-	romeC, milanC   client.Client
-	romeCS, milanCS kubernetes.Interface
+	// Genoa is the broker, nil when the run leaves two hops out.
+	Genoa           *lab.Cluster
+	romeID, milanID framework.Identity
+	// romeC, milanC and genoaC are admin clients; romeCS and milanCS the creators'.
+	romeC, milanC, genoaC client.Client
+	romeCS, milanCS       kubernetes.Interface
 	// twin is the offloaded namespace's name on milan.
 	twin string
+	// genoaTwin is the two-hop namespace's twin on genoa, and
+	// milanTwinOfTwin that twin's own twin on milan, where its pods run.
+	genoaTwin, milanTwinOfTwin string
 	// resultsDir receives the manager's profiles.
 	resultsDir string
 	log        io.Writer
 }
 
 // Setup starts the lab in <root>/.lab-e2e/bench-pods with the same client QPS
-// for both clusters' controller-manager and scheduler, peers rome with milan
-// from clusters/ as the offloading suite does, and offloads the benchmark's
-// namespace.
+// for every cluster's controller-manager and scheduler, peers rome with milan
+// from clusters/ as the offloading suite does, with two hops makes genoa a
+// broker between them as e2e/suites/broker does, and offloads the
+// benchmark's namespaces.
 func Setup(ctx context.Context, root string, cfg Config, log io.Writer) (*Bench, error) {
 	if _, err := framework.Binaries(); err != nil {
 		return nil, err
@@ -72,7 +77,7 @@ func Setup(ctx context.Context, root string, cfg Config, log io.Writer) (*Bench,
 	if err := lab.DownDir(dir); err != nil {
 		return nil, fmt.Errorf("clearing the previous benchmark lab in %s: %w", dir, err)
 	}
-	specs, err := lab.ParseClusterSpecs("rome " + ProviderSpec("milan", cfg.Counts))
+	specs, err := lab.ParseClusterSpecs(LabSpec(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -85,14 +90,21 @@ func Setup(ctx context.Context, root string, cfg Config, log io.Writer) (*Bench,
 	if err := b.connect(root); err != nil {
 		return b, err
 	}
-	if b.Rome.ClientQPS() != b.Milan.ClientQPS() {
-		return b, fmt.Errorf("rome runs its controller-manager and scheduler at %+v, milan at %+v: a comparison needs the same", b.Rome.ClientQPS(), b.Milan.ClientQPS())
+	for _, c := range b.clusters() {
+		if c.ClientQPS() != b.Rome.ClientQPS() {
+			return b, fmt.Errorf("rome runs its controller-manager and scheduler at %+v, %s at %+v: a comparison needs the same", b.Rome.ClientQPS(), c.Name, c.ClientQPS())
+		}
 	}
 	peeringOnly := func(o *unstructured.Unstructured) bool {
 		return o.GetKind() == "ForeignCluster" || o.GetKind() == "ResourceOffer"
 	}
 	if err := framework.QuickStart(ctx, root, b.Rome, b.Milan, peeringOnly); err != nil {
 		return b, fmt.Errorf("peering rome with milan: %w", err)
+	}
+	if b.Genoa != nil {
+		if err := b.setupBroker(ctx, root); err != nil {
+			return b, err
+		}
 	}
 	return b, b.namespaces(ctx)
 }
@@ -107,6 +119,17 @@ func (b *Bench) connect(root string) error {
 	}
 	if b.romeID, err = framework.IdentityOf(filepath.Join(root, "clusters/rome/install")); err != nil {
 		return err
+	}
+	if b.milanID, err = framework.IdentityOf(filepath.Join(root, "clusters/milan/install")); err != nil {
+		return err
+	}
+	if b.Config.TwoHops {
+		if b.Genoa, err = b.Lab.Cluster("genoa"); err != nil {
+			return err
+		}
+		if b.genoaC, err = framework.Client(b.Genoa); err != nil {
+			return err
+		}
 	}
 	if b.romeC, err = framework.Client(b.Rome); err != nil {
 		return err
@@ -131,33 +154,30 @@ func creatorClient(c *lab.Cluster) (kubernetes.Interface, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
-// namespaces offloads rome's namespace to milan and creates milan's vanilla one.
+// namespaces offloads rome's one-hop namespace to milan only (its selector
+// leaves genoa out), creates milan's vanilla one and, with two hops, rome's
+// namespace offloaded to genoa only.
 func (b *Bench) namespaces(ctx context.Context) error {
-	if err := b.romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OffloadedNamespace}}); err != nil {
+	var err error
+	if b.twin, err = b.offload(ctx, OffloadedNamespace, b.milanID.ClusterID); err != nil {
 		return err
 	}
-	if err := b.romeC.Create(ctx, &offloadingv1alpha1.NamespaceOffloading{
-		ObjectMeta: metav1.ObjectMeta{Name: "offloading", Namespace: OffloadedNamespace},
-		Spec:       offloadingv1alpha1.NamespaceOffloadingSpec{NamespaceMappingStrategy: offloadingv1alpha1.DefaultNameMappingStrategy},
-	}); err != nil {
+	if err := b.milanC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: VanillaNamespace}}); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	if err := framework.Poll(wctx, func(ctx context.Context) error {
-		no := &offloadingv1alpha1.NamespaceOffloading{}
-		if err := b.romeC.Get(ctx, client.ObjectKey{Namespace: OffloadedNamespace, Name: "offloading"}, no); err != nil {
-			return err
-		}
-		if no.Status.OffloadingPhase != offloadingv1alpha1.ReadyOffloadingPhase {
-			return fmt.Errorf("NamespaceOffloading %s/offloading is %q, not Ready", OffloadedNamespace, no.Status.OffloadingPhase)
-		}
-		b.twin = no.Status.RemoteNamespaceName
+	if b.Genoa == nil {
 		return nil
-	}); err != nil {
-		return err
 	}
-	return b.milanC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: VanillaNamespace}})
+	return b.twoHopsNamespaces(ctx)
+}
+
+// clusters are the lab's clusters whose processes and API servers are
+// measured: all of them, so genoa's share shows in every path.
+func (b *Bench) clusters() []*lab.Cluster {
+	if b.Genoa == nil {
+		return []*lab.Cluster{b.Rome, b.Milan}
+	}
+	return []*lab.Cluster{b.Rome, b.Milan, b.Genoa}
 }
 
 // Down stops the lab.

@@ -34,6 +34,29 @@ func TestConfigDefaultsTo100And1000Pods(t *testing.T) {
 	g.Expect(c.Counts).To(Equal([]int{100, 1000}))
 	g.Expect(c.LabQPS).To(Equal(lab.DefaultClientQPS))
 	g.Expect(c.CreatorQPS).To(BeNumerically(">", 0))
+	g.Expect(c.TwoHops).To(BeTrue(), "issue 16: two hops are in every `make bench`")
+}
+
+func TestTwoHopsCanBeLeftOut(t *testing.T) {
+	g := NewWithT(t)
+	for v, want := range map[string]bool{"0": false, "false": false, "1": true, "true": true} {
+		c, err := ConfigFromEnv(env(map[string]string{EnvTwoHops: v}))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(c.TwoHops).To(Equal(want), "%s=%s", EnvTwoHops, v)
+	}
+}
+
+func TestLabSpecPutsTheBrokerLast(t *testing.T) {
+	g := NewWithT(t)
+	cfg := DefaultConfig
+	specs, err := lab.ParseClusterSpecs(LabSpec(cfg))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(specs).To(HaveLen(3))
+	g.Expect([]string{specs[0].Name, specs[1].Name, specs[2].Name}).To(Equal([]string{"rome", "milan", "genoa"}))
+	cfg.TwoHops = false
+	specs, err = lab.ParseClusterSpecs(LabSpec(cfg))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(specs).To(HaveLen(2))
 }
 
 func TestConfigFromEnv(t *testing.T) {
@@ -48,7 +71,7 @@ func TestConfigFromEnv(t *testing.T) {
 }
 
 func TestConfigErrorsNameTheVariable(t *testing.T) {
-	for k, v := range map[string]string{EnvPods: "100 lots", EnvQPS: "-1", EnvLabQPS: "fast", EnvWorkers: "0"} {
+	for k, v := range map[string]string{EnvPods: "100 lots", EnvQPS: "-1", EnvLabQPS: "fast", EnvWorkers: "0", EnvTwoHops: "maybe"} {
 		_, err := ConfigFromEnv(env(map[string]string{k: v}))
 		NewWithT(t).Expect(err).To(MatchError(ContainSubstring(k)), k)
 	}

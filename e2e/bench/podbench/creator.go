@@ -87,7 +87,7 @@ func (t *timings) seen(p *corev1.Pod, at time.Time) {
 func (t *timings) sample(names []string) Sample {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var s Sample
+	s := Sample{Sent: map[string]time.Time{}, Running: map[string]time.Time{}}
 	var first, last time.Time
 	for _, n := range names {
 		c, sent := t.created[n]
@@ -96,6 +96,7 @@ func (t *timings) sample(names []string) Sample {
 			s.Unfinished++
 			continue
 		}
+		s.Sent[n], s.Running[n] = c, r
 		s.Latencies = append(s.Latencies, r.Sub(c))
 		if first.IsZero() || c.Before(first) {
 			first = c

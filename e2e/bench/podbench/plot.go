@@ -33,11 +33,11 @@ const (
 	marginB        = 84
 )
 
-// series colours: vanilla blue, offloaded orange, p99 line grey.
-var colour = map[Mode]string{Vanilla: "#1f77b4", Offloaded: "#ff7f0e"}
+// series colours: vanilla blue, offloaded orange, two hops green.
+var colour = map[Mode]string{Vanilla: "#1f77b4", Offloaded: "#ff7f0e", TwoHops: "#2ca02c"}
 
 // PlotCDF draws one panel per batch size: the fraction of pods Running against
-// time since their create, vanilla and offloaded on the same axes, with their
+// time since their create, every path on the same axes, with their
 // p99 marked. Unfinished pods keep a curve below 1.
 func PlotCDF(results []Result) string {
 	var b strings.Builder
@@ -54,7 +54,11 @@ func PlotCDF(results []Result) string {
 }
 
 func panel(b *strings.Builder, r Result) {
-	xMax := niceCeil(seconds(max(slices.Max(append(slices.Clone(r.Vanilla.Latencies), 0)), slices.Max(append(slices.Clone(r.Offloaded.Latencies), 0)))))
+	var slowest time.Duration
+	for _, m := range r.Modes() {
+		slowest = max(slowest, slices.Max(append(slices.Clone(r.Sample(m).Latencies), 0)))
+	}
+	xMax := niceCeil(seconds(slowest))
 	plotW, plotH := float64(panelW-marginL-marginR), float64(panelH-marginT-marginB)
 	x := func(s float64) float64 { return marginL + s/xMax*plotW }
 	y := func(f float64) float64 { return marginT + (1-f)*plotH }
@@ -67,19 +71,18 @@ func panel(b *strings.Builder, r Result) {
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/>`+"\n", x(0), y(f), x(xMax), y(f))
 	}
 	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">seconds</text>`+"\n", x(xMax/2), y(0)+32)
-	for j, side := range []struct {
-		mode Mode
-		s    Sample
-	}{{Vanilla, r.Vanilla}, {Offloaded, r.Offloaded}} {
-		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", colour[side.mode], cdfPoints(side.s, x, y))
-		sum := Summarize(side.s)
-		label := fmt.Sprintf("%s  p99 %s", side.mode, dur(sum.P99))
+	modes := r.Modes()
+	for j, m := range modes {
+		s := r.Sample(m)
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", colour[m], cdfPoints(s, x, y))
+		sum := Summarize(s)
+		label := fmt.Sprintf("%s  p99 %s", m, dur(sum.P99))
 		if sum.P99 != Unknown {
-			fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="4 3"/>`+"\n", x(seconds(sum.P99)), y(0), x(seconds(sum.P99)), y(0.99), colour[side.mode])
+			fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="4 3"/>`+"\n", x(seconds(sum.P99)), y(0), x(seconds(sum.P99)), y(0.99), colour[m])
 		}
-		ly := panelH - 12 - 14*(1-j)
+		ly := panelH - 12 - 14*(len(modes)-1-j)
 		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s</text>`+"\n",
-			marginL, ly-4, marginL+20, ly-4, colour[side.mode], marginL+26, ly, label)
+			marginL, ly-4, marginL+20, ly-4, colour[m], marginL+26, ly, label)
 	}
 }
 

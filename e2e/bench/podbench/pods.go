@@ -36,6 +36,10 @@ const (
 	// Offloaded pods are created in the consumer and run in the provider
 	// through the virtual node.
 	Offloaded Mode = "offloaded"
+	// TwoHops pods are created in the consumer and run in the provider
+	// through the broker: rome's virtual node liqo-genoa, then genoa's
+	// liqo-milan.
+	TwoHops Mode = "two-hops"
 )
 
 // RunLabel selects the pods of one run.
@@ -55,7 +59,7 @@ func Pods(mode Mode, run string, n int) []*corev1.Pod {
 				Containers:                    []corev1.Container{{Name: "web", Image: "nginx"}},
 			},
 		}
-		if mode == Offloaded {
+		if mode != Vanilla {
 			p.Spec.Tolerations = []corev1.Toleration{policies.VirtualNodeToleration()}
 			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{

@@ -43,6 +43,68 @@ type Result struct {
 	// VanillaTraffic and OffloadedTraffic are the API requests counted from
 	// the first create until the last pod was gone.
 	VanillaTraffic, OffloadedTraffic Traffic
+	// TwoHops is the path through the broker, nil when the run left it out.
+	TwoHops *TwoHopsResult
+}
+
+// TwoHopsResult is one batch through the broker: rome → genoa → milan.
+type TwoHopsResult struct {
+	Sample  Sample
+	CPU     CPU
+	Traffic Traffic
+	// KubeletBefore and KubeletAfter are rome's manager, restarted for this
+	// path as for one hop.
+	KubeletBefore, KubeletAfter framework.Memory
+}
+
+// Modes are the paths the batch measured, in the order they ran.
+func (r Result) Modes() []Mode {
+	if r.TwoHops == nil {
+		return []Mode{Vanilla, Offloaded}
+	}
+	return []Mode{Vanilla, Offloaded, TwoHops}
+}
+
+// Sample is what the creator saw on path m.
+func (r Result) Sample(m Mode) Sample {
+	switch m {
+	case Offloaded:
+		return r.Offloaded
+	case TwoHops:
+		if r.TwoHops != nil {
+			return r.TwoHops.Sample
+		}
+		return Sample{}
+	}
+	return r.Vanilla
+}
+
+// CPU is what the lab's processes used on path m.
+func (r Result) CPU(m Mode) CPU {
+	switch m {
+	case Offloaded:
+		return r.OffloadedCPU
+	case TwoHops:
+		if r.TwoHops != nil {
+			return r.TwoHops.CPU
+		}
+		return nil
+	}
+	return r.VanillaCPU
+}
+
+// Traffic is the API requests counted on path m.
+func (r Result) Traffic(m Mode) Traffic {
+	switch m {
+	case Offloaded:
+		return r.OffloadedTraffic
+	case TwoHops:
+		if r.TwoHops != nil {
+			return r.TwoHops.Traffic
+		}
+		return Traffic{}
+	}
+	return r.VanillaTraffic
 }
 
 // Report is everything a run measured, as written to JSON.
@@ -53,6 +115,7 @@ type Report struct {
 	LabQPS     int           `json:"labQPS"`
 	LabBurst   int           `json:"labBurst"`
 	Provider   string        `json:"provider"`
+	Lab        string        `json:"lab"`
 	Runs       []ReportedRun `json:"runs"`
 }
 
@@ -64,6 +127,11 @@ type ReportedRun struct {
 	// Ratios are offloaded/vanilla for p50, p90, p99, max and wall; null when
 	// a side did not finish.
 	Ratios map[string]*float64 `json:"ratios"`
+	// TwoHops is the path through the broker; TwoHopsRatios are two-hops/vanilla
+	// and TwoHopsVsOneHop two-hops/offloaded, keyed as Ratios.
+	TwoHops         *ReportedSample     `json:"twoHops,omitempty"`
+	TwoHopsRatios   map[string]*float64 `json:"twoHopsRatios,omitempty"`
+	TwoHopsVsOneHop map[string]*float64 `json:"twoHopsVsOneHop,omitempty"`
 	// CPUSeconds is what each lab process used during the batch, by path.
 	CPUSeconds map[Mode]map[string]float64 `json:"cpuSeconds"`
 	// WritesPerPod are the writes per pod, leases left out: vanilla in milan,
@@ -72,12 +140,22 @@ type ReportedRun struct {
 	// Requests are the API server requests per pod, by path, cluster and
 	// "VERB resource".
 	Requests map[Mode]map[string]map[string]float64 `json:"requestsPerPod"`
-	// VirtualKubelet is the consumer's manager, in MiB.
-	VirtualKubelet struct {
-		BeforeMiB  float64 `json:"rssBeforeMiB"`
-		PeakMiB    float64 `json:"peakRSSMiB"`
-		CurrentMiB float64 `json:"rssAfterMiB"`
-	} `json:"virtualKubelet"`
+	// VirtualKubelet is the consumer's manager, in MiB, during the one-hop
+	// batch; TwoHopsVirtualKubelet the same process, restarted, during the
+	// two-hop batch.
+	VirtualKubelet        ReportedMemory  `json:"virtualKubelet"`
+	TwoHopsVirtualKubelet *ReportedMemory `json:"twoHopsVirtualKubelet,omitempty"`
+}
+
+// ReportedMemory is a manager's RSS in MiB: fresh, at its peak, at the end.
+type ReportedMemory struct {
+	BeforeMiB  float64 `json:"rssBeforeMiB"`
+	PeakMiB    float64 `json:"peakRSSMiB"`
+	CurrentMiB float64 `json:"rssAfterMiB"`
+}
+
+func reportedMemory(before, after framework.Memory) ReportedMemory {
+	return ReportedMemory{BeforeMiB: float64(before.Current) / mib, PeakMiB: float64(after.Peak) / mib, CurrentMiB: float64(after.Current) / mib}
 }
 
 // ReportedSample is one side of a batch, in milliseconds; a percentile that
@@ -90,6 +168,17 @@ type ReportedSample struct {
 	Max         *float64 `json:"maxMs"`
 	Wall        float64  `json:"wallMs"`
 	LatenciesMs []int64  `json:"latenciesMs"`
+	// Segments split create → Running at each cluster's scheduling.
+	Segments []ReportedSegment `json:"segments,omitempty"`
+}
+
+// ReportedSegment is one segment of the way to Running, in milliseconds.
+type ReportedSegment struct {
+	From string   `json:"from"`
+	To   string   `json:"to"`
+	Pods int      `json:"pods"`
+	P50  *float64 `json:"p50Ms"`
+	P99  *float64 `json:"p99Ms"`
 }
 
 func ms(d time.Duration) *float64 {
@@ -118,21 +207,35 @@ func reported(s Sample) ReportedSample {
 	for _, l := range sorted {
 		out.LatenciesMs = append(out.LatenciesMs, l.Milliseconds())
 	}
+	for _, seg := range s.Segments {
+		out.Segments = append(out.Segments, ReportedSegment{From: seg.From, To: seg.To, Pods: seg.Pods, P50: ms(seg.P50), P99: ms(seg.P99)})
+	}
 	return out
+}
+
+// ratios are a/b for p50, p90, p99, max and wall.
+func ratios(a, b Summary) map[string]*float64 {
+	return map[string]*float64{"p50": ratio(a.P50, b.P50), "p90": ratio(a.P90, b.P90), "p99": ratio(a.P99, b.P99), "max": ratio(a.Max, b.Max), "wall": ratio(a.Wall, b.Wall)}
 }
 
 // Reported converts a result for the JSON report.
 func Reported(r Result) ReportedRun {
 	v, o := Summarize(r.Vanilla), Summarize(r.Offloaded)
-	out := ReportedRun{Pods: r.Pods, Vanilla: reported(r.Vanilla), Offloaded: reported(r.Offloaded), Ratios: map[string]*float64{
-		"p50": ratio(o.P50, v.P50), "p90": ratio(o.P90, v.P90), "p99": ratio(o.P99, v.P99), "max": ratio(o.Max, v.Max), "wall": ratio(o.Wall, v.Wall),
-	}}
-	out.CPUSeconds = map[Mode]map[string]float64{Vanilla: cpuSeconds(r.VanillaCPU), Offloaded: cpuSeconds(r.OffloadedCPU)}
+	out := ReportedRun{Pods: r.Pods, Vanilla: reported(r.Vanilla), Offloaded: reported(r.Offloaded), Ratios: ratios(o, v)}
+	out.CPUSeconds = map[Mode]map[string]float64{}
+	out.Requests = map[Mode]map[string]map[string]float64{}
+	for _, m := range r.Modes() {
+		out.CPUSeconds[m] = cpuSeconds(r.CPU(m))
+		out.Requests[m] = perPod(r.Traffic(m), r.Pods)
+	}
 	out.WritesPerPod = SummarizeTraffic(r)
-	out.Requests = map[Mode]map[string]map[string]float64{Vanilla: perPod(r.VanillaTraffic, r.Pods), Offloaded: perPod(r.OffloadedTraffic, r.Pods)}
-	out.VirtualKubelet.BeforeMiB = float64(r.KubeletBefore.Current) / mib
-	out.VirtualKubelet.PeakMiB = float64(r.KubeletAfter.Peak) / mib
-	out.VirtualKubelet.CurrentMiB = float64(r.KubeletAfter.Current) / mib
+	out.VirtualKubelet = reportedMemory(r.KubeletBefore, r.KubeletAfter)
+	if t := r.TwoHops; t != nil {
+		s, two := reported(t.Sample), Summarize(t.Sample)
+		out.TwoHops, out.TwoHopsRatios, out.TwoHopsVsOneHop = &s, ratios(two, v), ratios(two, o)
+		m := reportedMemory(t.KubeletBefore, t.KubeletAfter)
+		out.TwoHopsVirtualKubelet = &m
+	}
 	return out
 }
 
@@ -163,13 +266,28 @@ func WriteTable(w io.Writer, results []Result) error {
 	for _, r := range results {
 		v, o := Summarize(r.Vanilla), Summarize(r.Offloaded)
 		vc, oc := r.VanillaCPU.Total(), r.OffloadedCPU.Total()
-		fmt.Fprintf(tw, "%d\tvanilla\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t-\t\n", r.Pods, dur(v.P50), dur(v.P90), dur(v.P99), dur(v.Max), dur(v.Wall), v.Unfinished, dur(vc))
-		fmt.Fprintf(tw, "%d\toffloaded\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.0f MiB\t\n", r.Pods, dur(o.P50), dur(o.P90), dur(o.P99), dur(o.Max), dur(o.Wall), o.Unfinished,
-			dur(oc), float64(r.KubeletAfter.Peak)/mib)
-		fmt.Fprintf(tw, "%d\toffloaded/vanilla\t%s\t%s\t%s\t%s\t%s\t\t%s\t\t\n", r.Pods,
-			times(Ratio(o.P50, v.P50)), times(Ratio(o.P90, v.P90)), times(Ratio(o.P99, v.P99)), times(Ratio(o.Max, v.Max)), times(Ratio(o.Wall, v.Wall)), times(Ratio(oc, vc)))
+		row(tw, r.Pods, "vanilla", v, vc, "-")
+		row(tw, r.Pods, "offloaded", o, oc, fmt.Sprintf("%.0f MiB", float64(r.KubeletAfter.Peak)/mib))
+		if r.TwoHops != nil {
+			row(tw, r.Pods, "two hops", Summarize(r.TwoHops.Sample), r.TwoHops.CPU.Total(), fmt.Sprintf("%.0f MiB", float64(r.TwoHops.KubeletAfter.Peak)/mib))
+		}
+		ratioRow(tw, r.Pods, "offloaded/vanilla", o, v, oc, vc)
+		if r.TwoHops != nil {
+			t, tc := Summarize(r.TwoHops.Sample), r.TwoHops.CPU.Total()
+			ratioRow(tw, r.Pods, "two hops/vanilla", t, v, tc, vc)
+			ratioRow(tw, r.Pods, "two hops/offloaded", t, o, tc, oc)
+		}
 	}
 	return tw.Flush()
+}
+
+func row(w io.Writer, pods int, path string, s Summary, cpu time.Duration, rss string) {
+	fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n", pods, path, dur(s.P50), dur(s.P90), dur(s.P99), dur(s.Max), dur(s.Wall), s.Unfinished, dur(cpu), rss)
+}
+
+func ratioRow(w io.Writer, pods int, label string, a, b Summary, aCPU, bCPU time.Duration) {
+	fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\t%s\t\t\n", pods, label,
+		times(Ratio(a.P50, b.P50)), times(Ratio(a.P90, b.P90)), times(Ratio(a.P99, b.P99)), times(Ratio(a.Max, b.Max)), times(Ratio(a.Wall, b.Wall)), times(Ratio(aCPU, bCPU)))
 }
 
 func dur(d time.Duration) string {
@@ -195,23 +313,26 @@ func times(r float64) string {
 func WriteCPUTable(w io.Writer, results []Result) error {
 	names := map[string]bool{}
 	for _, r := range results {
-		for k := range r.VanillaCPU {
-			names[k] = true
-		}
-		for k := range r.OffloadedCPU {
-			names[k] = true
+		for _, m := range r.Modes() {
+			for k := range r.CPU(m) {
+				names[k] = true
+			}
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "CPU seconds\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%d vanilla\t%d offloaded\t", r.Pods, r.Pods)
+		for _, m := range r.Modes() {
+			fmt.Fprintf(tw, "%d %s\t", r.Pods, m)
+		}
 	}
 	fmt.Fprintln(tw)
 	for _, k := range slices.Sorted(maps.Keys(names)) {
 		fmt.Fprintf(tw, "%s\t", k)
 		for _, r := range results {
-			fmt.Fprintf(tw, "%.1f\t%.1f\t", r.VanillaCPU[k].Seconds(), r.OffloadedCPU[k].Seconds())
+			for _, m := range r.Modes() {
+				fmt.Fprintf(tw, "%.1f\t", r.CPU(m)[k].Seconds())
+			}
 		}
 		fmt.Fprintln(tw)
 	}

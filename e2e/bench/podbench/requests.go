@@ -191,11 +191,14 @@ func readTraffic(ctx context.Context, clusters ...*lab.Cluster) (Traffic, error)
 	t := Traffic{APIServer: map[string]Requests{}, Manager: map[string]ClientRequests{}}
 	hosts := map[string]string{}
 	for _, c := range clusters {
-		u, err := url.Parse(c.Server())
-		if err != nil {
-			return t, err
+		// Peers reach a cluster through its peer link, the admin through Server.
+		for _, server := range []string{c.Server(), c.PeerServer()} {
+			u, err := url.Parse(server)
+			if err != nil {
+				return t, err
+			}
+			hosts[u.Host] = c.Name
 		}
-		hosts[u.Host] = c.Name
 	}
 	for _, c := range clusters {
 		cs, err := c.Clientset()
@@ -245,59 +248,91 @@ type TrafficSummary struct {
 	VanillaWrites float64
 	// ProviderWrites and ConsumerWrites are per offloaded pod.
 	ProviderWrites, ConsumerWrites float64
+	// TwoHops are per pod through the broker, in each cluster; nil when the
+	// run left two hops out.
+	TwoHops *TwoHopsWrites `json:",omitempty"`
+}
+
+// TwoHopsWrites are the writes per two-hop pod in each of its three clusters.
+type TwoHopsWrites struct {
+	ProviderWrites, BrokerWrites, ConsumerWrites float64
 }
 
 // SummarizeTraffic divides a batch's writes by its pod count.
 func SummarizeTraffic(r Result) TrafficSummary {
 	n := float64(r.Pods)
-	return TrafficSummary{
+	s := TrafficSummary{
 		VanillaWrites:  r.VanillaTraffic.APIServer["milan"].Writes(TimeDriven...) / n,
 		ProviderWrites: r.OffloadedTraffic.APIServer["milan"].Writes(TimeDriven...) / n,
 		ConsumerWrites: r.OffloadedTraffic.APIServer["rome"].Writes(TimeDriven...) / n,
 	}
+	if r.TwoHops != nil {
+		t := r.TwoHops.Traffic.APIServer
+		s.TwoHops = &TwoHopsWrites{ProviderWrites: t["milan"].Writes(TimeDriven...) / n, BrokerWrites: t["genoa"].Writes(TimeDriven...) / n,
+			ConsumerWrites: t["rome"].Writes(TimeDriven...) / n}
+	}
+	return s
+}
+
+// clusters are the clusters a batch counted, consumer first, provider last.
+func (r Result) clusters() []string {
+	if r.TwoHops == nil {
+		return []string{"rome", "milan"}
+	}
+	return []string{"rome", "genoa", "milan"}
 }
 
 // WriteTrafficTable prints the requests per pod by cluster, verb and resource
-// for both paths, then the targets of issue 17: provider writes ≤ vanilla + 2
-// per pod, consumer writes ≤ vanilla + 1.
+// for every path, then the targets of issue 17: provider writes ≤ vanilla + 2
+// per pod, consumer writes ≤ vanilla + 1; and the writes per pod of two hops
+// in each cluster.
 func WriteTrafficTable(w io.Writer, r Result) error {
 	n := float64(r.Pods)
+	modes := r.Modes()
 	fmt.Fprintf(w, "API requests per pod, %d pods, create → deleted (from apiserver_request_total)\n", r.Pods)
 	tw := newTable(w)
-	fmt.Fprintln(tw, "cluster\tverb\tresource\tvanilla\toffloaded\t")
-	for _, cluster := range []string{"rome", "milan"} {
-		v, o := r.VanillaTraffic.APIServer[cluster], r.OffloadedTraffic.APIServer[cluster]
+	fmt.Fprintf(tw, "cluster\tverb\tresource\t%s\t\n", joinModes(modes))
+	for _, cluster := range r.clusters() {
 		keys := map[RequestKey]bool{}
-		for k := range v {
-			keys[k] = true
-		}
-		for k := range o {
-			keys[k] = true
+		for _, m := range modes {
+			for k := range r.Traffic(m).APIServer[cluster] {
+				keys[k] = true
+			}
 		}
 		for _, k := range slices.SortedFunc(maps.Keys(keys), compareKeys) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t\n", cluster, k.Verb, k.Resource, v[k]/n, o[k]/n)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", cluster, k.Verb, k.Resource)
+			for _, m := range modes {
+				fmt.Fprintf(tw, "%.2f\t", r.Traffic(m).APIServer[cluster][k]/n)
+			}
+			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "%s\twrites\t(all but leases)\t%.2f\t%.2f\t\n", cluster, v.Writes(TimeDriven...)/n, o.Writes(TimeDriven...)/n)
+		fmt.Fprintf(tw, "%s\twrites\t(all but leases)\t", cluster)
+		for _, m := range modes {
+			fmt.Fprintf(tw, "%.2f\t", r.Traffic(m).APIServer[cluster].Writes(TimeDriven...)/n)
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nSpillway managers' outgoing requests per pod (rest_client_requests_total)\n")
 	tw = newTable(w)
-	fmt.Fprintln(tw, "manager\tto\tmethod\tvanilla\toffloaded\t")
-	for _, m := range []string{"rome", "milan"} {
-		v, o := r.VanillaTraffic.Manager[m], r.OffloadedTraffic.Manager[m]
+	fmt.Fprintf(tw, "manager\tto\tmethod\t%s\t\n", joinModes(modes))
+	for _, mgr := range r.clusters() {
 		keys := map[ClientKey]bool{}
-		for k := range v {
-			keys[k] = true
-		}
-		for k := range o {
-			keys[k] = true
+		for _, m := range modes {
+			for k := range r.Traffic(m).Manager[mgr] {
+				keys[k] = true
+			}
 		}
 		for _, k := range slices.SortedFunc(maps.Keys(keys), func(a, b ClientKey) int {
 			return strings.Compare(a.Cluster+" "+a.Method, b.Cluster+" "+b.Method)
 		}) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t\n", m, k.Cluster, k.Method, v[k]/n, o[k]/n)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", mgr, k.Cluster, k.Method)
+			for _, m := range modes {
+				fmt.Fprintf(tw, "%.2f\t", r.Traffic(m).Manager[mgr][k]/n)
+			}
+			fmt.Fprintln(tw)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -307,7 +342,19 @@ func WriteTrafficTable(w io.Writer, r Result) error {
 	fmt.Fprintf(w, "\nwrites per pod (leases left out): vanilla %.2f in milan; offloaded %.2f in milan (target ≤ %.2f: %s), %.2f in rome (target ≤ %.2f: %s)\n",
 		s.VanillaWrites, s.ProviderWrites, s.VanillaWrites+2, verdict(s.ProviderWrites <= s.VanillaWrites+2),
 		s.ConsumerWrites, s.VanillaWrites+1, verdict(s.ConsumerWrites <= s.VanillaWrites+1))
+	if t := s.TwoHops; t != nil {
+		fmt.Fprintf(w, "two hops: %.2f in milan, %.2f in genoa (the broker), %.2f in rome; %.2f in all three against one hop's %.2f\n",
+			t.ProviderWrites, t.BrokerWrites, t.ConsumerWrites, t.ProviderWrites+t.BrokerWrites+t.ConsumerWrites, s.ProviderWrites+s.ConsumerWrites)
+	}
 	return nil
+}
+
+func joinModes(modes []Mode) string {
+	out := make([]string, len(modes))
+	for i, m := range modes {
+		out[i] = string(m)
+	}
+	return strings.Join(out, "\t")
 }
 
 func compareKeys(a, b RequestKey) int {

@@ -35,6 +35,11 @@ type Sample struct {
 	Unfinished int
 	// Wall is from the first create to the last pod seen Running.
 	Wall time.Duration
+	// Sent and Running are, per pod name, when its create was sent and when
+	// it was seen Running: the first and last stage of Segments.
+	Sent, Running map[string]time.Time
+	// Segments split create → Running at each cluster's scheduling.
+	Segments []Segment
 }
 
 // Summary is the table row of one Sample.
