@@ -161,3 +161,36 @@ func TestCollectOrphansLeavesToDeletePodTheShadowPodsItIsDeleting(t *testing.T) 
 		g.Expect(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: n}, &virtualkubeletv1alpha1.ShadowPod{})).To(Succeed())
 	}
 }
+
+// The resync works from a snapshot of the local pods taken at the start of
+// its pass; a pod deleted since must not get its ShadowPod written again
+// (which restarted it on the provider until the next pass deleted it).
+func TestResyncWritesNoShadowPodForAPodDeletedSinceItsSnapshot(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	snapshot := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "web", UID: "uid-web"},
+		Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}
+	remote := fake.NewClientBuilder().WithScheme(s).Build()
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan",
+		Twins:      &TwinWatcher{Provider: kubefake.NewClientset(), LocalClusterID: "rome-id"},
+		Namespaces: func(context.Context, string) (string, error) { return "demo-rome", nil }}
+	defer h.Twins.Stop()
+	ctx := context.Background()
+	created := func() error {
+		return remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "web"}, &virtualkubeletv1alpha1.ShadowPod{})
+	}
+
+	deleted := kubefake.NewClientset()
+	h.resyncPod(ctx, deleted.CoreV1(), snapshot)
+	g.Expect(apierrors.IsNotFound(created())).To(BeTrue(), "the pod is gone from the local API server: nothing to write")
+
+	replaced := snapshot.DeepCopy()
+	replaced.UID = "uid-web-2"
+	h.resyncPod(ctx, kubefake.NewClientset(replaced).CoreV1(), snapshot)
+	g.Expect(apierrors.IsNotFound(created())).To(BeTrue(), "a newer pod of the name is the virtual kubelet's to write")
+
+	h.resyncPod(ctx, kubefake.NewClientset(snapshot).CoreV1(), snapshot)
+	g.Expect(created()).To(Succeed(), "a pod still live gets its missing ShadowPod")
+}
