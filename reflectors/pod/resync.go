@@ -241,12 +241,23 @@ func (h *Handler) resyncPod(ctx context.Context, local corev1client.PodsGetter, 
 			return
 		}
 	}
-	cur, err := local.Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-	if err != nil || cur.UID != pod.UID || !live(cur) {
+	cur, ok := stillLive(ctx, local, pod)
+	if !ok {
 		return
 	}
 	h.remember(cur)
 	h.retryOnFailure(cur, h.sync(ctx, cur))
+}
+
+// stillLive reads pod from the local API server: the same pod (UID), neither
+// being deleted nor finished. A failed read counts as not live, so nothing is
+// written on a guess.
+func stillLive(ctx context.Context, local corev1client.PodsGetter, pod *corev1.Pod) (*corev1.Pod, bool) {
+	cur, err := local.Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil || cur.UID != pod.UID || !live(cur) {
+		return nil, false
+	}
+	return cur, true
 }
 
 // recoverMissing writes again the ShadowPod of a live pod that has none. A
@@ -261,8 +272,8 @@ func (h *Handler) recoverMissing(ctx context.Context, local corev1client.PodsGet
 	if refused || h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
 		return
 	}
-	cur, err := local.Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-	if err != nil || cur.UID != pod.UID || !live(cur) {
+	cur, ok := stillLive(ctx, local, pod)
+	if !ok {
 		return
 	}
 	pod = cur
