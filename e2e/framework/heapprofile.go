@@ -34,10 +34,14 @@ import (
 // (StartManager itself uses 0, 1, 5 and 9).
 const pprofPortIndex = 8
 
+// PprofAddress is where a manager started with PprofArg serves Go's
+// profiles: loopback and c's pprof port.
+func PprofAddress(c *lab.Cluster) string { return loopback(c, pprofPortIndex) }
+
 // PprofArg is the manager flag that serves Go's profiles on c's pprof port,
 // for StartManager's extra arguments.
 func PprofArg(c *lab.Cluster) string {
-	return "--pprof-bind-address=" + loopback(c, pprofPortIndex)
+	return "--pprof-bind-address=" + PprofAddress(c)
 }
 
 // HeapProfile takes a heap profile of c's manager (started with PprofArg)
@@ -45,7 +49,7 @@ func PprofArg(c *lab.Cluster) string {
 // footprint read right after it, count live objects and not garbage the
 // collector has not reached yet.
 func HeapProfile(ctx context.Context, c *lab.Cluster) ([]byte, error) {
-	url := "http://" + loopback(c, pprofPortIndex) + "/debug/pprof/heap?gc=1"
+	url := "http://" + PprofAddress(c) + "/debug/pprof/heap?gc=1"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err

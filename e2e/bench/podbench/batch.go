@@ -68,11 +68,8 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		return r, err
 	}
 	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet)\n", n)
-	pprofAddr, err := b.pprofAddress()
-	if err != nil {
-		return r, err
-	}
-	if err := framework.StartManager(ctx, b.Rome, b.romeID, "--pprof-bind-address="+pprofAddr); err != nil {
+	pprofAddr := framework.PprofAddress(b.Rome)
+	if err := framework.StartManager(ctx, b.Rome, b.romeID, framework.PprofArg(b.Rome)); err != nil {
 		return r, err
 	}
 	var profile *profiler

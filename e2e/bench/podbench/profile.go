@@ -23,21 +23,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 )
-
-// pprofPortIndex is the consumer manager's pprof port among its cluster's
-// extra ports (framework.StartManager uses 0, 1, 5 and 9).
-const pprofPortIndex = 8
-
-func (b *Bench) pprofAddress() (string, error) {
-	port, err := b.Rome.ExtraPort(pprofPortIndex)
-	if err != nil {
-		return "", err
-	}
-	return "127.0.0.1:" + strconv.Itoa(port), nil
-}
 
 // profiler is a CPU profile being taken from a manager's pprof endpoint.
 type profiler struct {
