@@ -244,7 +244,7 @@ func perPod(t Traffic, n int) map[string]map[string]float64 {
 	for cluster, reqs := range t.APIServer {
 		out[cluster] = map[string]float64{}
 		for k, v := range reqs {
-			out[cluster][k.Verb+" "+k.Resource] = v / float64(n)
+			out[cluster][k.Verb+" "+k.String()] += v / float64(n)
 		}
 	}
 	return out

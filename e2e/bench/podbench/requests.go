@@ -39,8 +39,24 @@ import (
 // RequestKey is one kind of API request: the verb as the API server counts
 // it (POST, PUT, PATCH, DELETE, GET, LIST, WATCH...) and the resource, "pods/status" for a
 // subresource and "shadowpods.virtualkubelet.liqo.io" outside the core group.
+// Code is the response's HTTP code for the resources in ByCode, empty for
+// the others (summed over codes).
 type RequestKey struct {
-	Verb, Resource string
+	Verb, Resource, Code string
+}
+
+// ByCode are the resources whose requests are counted per response code: a
+// status write the API server refused (409 Conflict, retried by
+// virtual-kubelet; 404 on a pod already deleted) counts as a write like one
+// it took, and only the code tells them apart (issue 17, lever 3).
+var ByCode = []string{"pods/status"}
+
+// String is the key as the traffic table prints it.
+func (k RequestKey) String() string {
+	if k.Code == "" {
+		return k.Resource
+	}
+	return k.Resource + " (" + k.Code + ")"
 }
 
 // Requests counts requests by kind.
@@ -86,7 +102,8 @@ func (r Requests) Writes(skip ...string) float64 {
 var TimeDriven = []string{"leases.coordination.k8s.io"}
 
 // ParseAPIServerRequests reads apiserver_request_total from an API server's
-// /metrics, summing over response codes, scopes and versions.
+// /metrics, summing over scopes, versions and, but for ByCode's resources,
+// response codes.
 func ParseAPIServerRequests(r io.Reader) (Requests, error) {
 	out := Requests{}
 	err := eachCounter(r, "apiserver_request_total", func(l map[string]string, v float64) {
@@ -100,7 +117,11 @@ func ParseAPIServerRequests(r io.Reader) (Requests, error) {
 		if s := l["subresource"]; s != "" {
 			res += "/" + s
 		}
-		out[RequestKey{Verb: l["verb"], Resource: res}] += v
+		k := RequestKey{Verb: l["verb"], Resource: res}
+		if slices.Contains(ByCode, res) {
+			k.Code = l["code"]
+		}
+		out[k] += v
 	})
 	return out, err
 }
@@ -300,7 +321,7 @@ func WriteTrafficTable(w io.Writer, r Result) error {
 			}
 		}
 		for _, k := range slices.SortedFunc(maps.Keys(keys), compareKeys) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t", cluster, k.Verb, k.Resource)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", cluster, k.Verb, k)
 			for _, m := range modes {
 				fmt.Fprintf(tw, "%.2f\t", r.Traffic(m).APIServer[cluster][k]/n)
 			}
@@ -361,7 +382,10 @@ func compareKeys(a, b RequestKey) int {
 	if c := strings.Compare(a.Resource, b.Resource); c != 0 {
 		return c
 	}
-	return strings.Compare(a.Verb, b.Verb)
+	if c := strings.Compare(a.Verb, b.Verb); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Code, b.Code)
 }
 
 func verdict(ok bool) string {

@@ -26,6 +26,9 @@ const apiServerMetrics = `# HELP apiserver_request_total [STABLE] Counter of api
 apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 10
 apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 2
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 7
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"} 5
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"} 2
+apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"} 1
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="PUT",version="v1alpha1"} 3
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 50
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 4
@@ -41,8 +44,10 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 		t.Fatal(err)
 	}
 	want := Requests{
-		{"POST", "pods"}: 12, {"PATCH", "pods/status"}: 7, {"PUT", "shadowpods.virtualkubelet.liqo.io"}: 3,
-		{"PUT", "leases.coordination.k8s.io"}: 50, {"LIST", "pods"}: 4,
+		{"POST", "pods", ""}: 12, {"PATCH", "pods/status", "200"}: 7, {"PUT", "shadowpods.virtualkubelet.liqo.io", ""}: 3,
+		// pods/status by code: a refused status write counts like one taken.
+		{"PUT", "pods/status", "200"}: 5, {"PUT", "pods/status", "409"}: 2, {"PUT", "pods/status", "404"}: 1,
+		{"PUT", "leases.coordination.k8s.io", ""}: 50, {"LIST", "pods", ""}: 4,
 	}
 	if len(r) != len(want) {
 		t.Fatalf("got %v, want %v", r, want)
@@ -52,11 +57,11 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 			t.Errorf("%v: got %v, want %v", k, r[k], v)
 		}
 	}
-	if got := r.Writes(TimeDriven...); got != 22 {
-		t.Errorf("writes without leases: %v, want 22 (12 creates, 7 status patches, 3 ShadowPod updates)", got)
+	if got := r.Writes(TimeDriven...); got != 30 {
+		t.Errorf("writes without leases: %v, want 30 (12 creates, 7 status patches, 8 status puts whatever their code, 3 ShadowPod updates)", got)
 	}
-	if got := r.Writes(); got != 72 {
-		t.Errorf("all writes: %v, want 72", got)
+	if got := r.Writes(); got != 80 {
+		t.Errorf("all writes: %v, want 80", got)
 	}
 }
 
@@ -76,10 +81,10 @@ func TestParseAPIServerRequestsFailsWithoutTheCounter(t *testing.T) {
 }
 
 func TestRequestsSinceSubtractsAndDropsUnchanged(t *testing.T) {
-	before := Requests{{"POST", "pods"}: 10, {"LIST", "pods"}: 4}
-	after := Requests{{"POST", "pods"}: 25, {"LIST", "pods"}: 4, {"PATCH", "pods/status"}: 3}
+	before := Requests{{"POST", "pods", ""}: 10, {"LIST", "pods", ""}: 4}
+	after := Requests{{"POST", "pods", ""}: 25, {"LIST", "pods", ""}: 4, {"PATCH", "pods/status", ""}: 3}
 	got := after.Since(before)
-	if len(got) != 2 || got[RequestKey{"POST", "pods"}] != 15 || got[RequestKey{"PATCH", "pods/status"}] != 3 {
+	if len(got) != 2 || got[RequestKey{"POST", "pods", ""}] != 15 || got[RequestKey{"PATCH", "pods/status", ""}] != 3 {
 		t.Fatalf("got %v, want 15 creates and 3 status patches", got)
 	}
 }
@@ -101,10 +106,10 @@ rest_client_requests_total{code="201",host="127.0.0.1:18522",method="POST"} 8
 
 func TestWriteTrafficTableJudgesTheTargets(t *testing.T) {
 	r := Result{Pods: 10,
-		VanillaTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20}}},
+		VanillaTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods", ""}: 10, {"PATCH", "pods/status", ""}: 20}}},
 		OffloadedTraffic: Traffic{APIServer: map[string]Requests{
-			"milan": {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"POST", "shadowpods.virtualkubelet.liqo.io"}: 10, {"PUT", "shadowpods.virtualkubelet.liqo.io"}: 30},
-			"rome":  {{"POST", "pods"}: 10, {"PATCH", "pods/status"}: 20, {"PUT", "leases.coordination.k8s.io"}: 500},
+			"milan": {{"POST", "pods", ""}: 10, {"PATCH", "pods/status", ""}: 20, {"POST", "shadowpods.virtualkubelet.liqo.io", ""}: 10, {"PUT", "shadowpods.virtualkubelet.liqo.io", ""}: 30},
+			"rome":  {{"POST", "pods", ""}: 10, {"PATCH", "pods/status", ""}: 20, {"PUT", "leases.coordination.k8s.io", ""}: 500},
 		}},
 	}
 	var out strings.Builder
@@ -114,5 +119,27 @@ func TestWriteTrafficTableJudgesTheTargets(t *testing.T) {
 	want := "vanilla 3.00 in milan; offloaded 7.00 in milan (target ≤ 5.00: MISSED), 3.00 in rome (target ≤ 4.00: met)"
 	if !strings.Contains(out.String(), want) {
 		t.Fatalf("table:\n%s\nwant the line %q", out.String(), want)
+	}
+}
+
+func TestWriteTrafficTablePrintsStatusWritesPerCode(t *testing.T) {
+	r := Result{Pods: 4,
+		VanillaTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"PATCH", "pods/status", "200"}: 4}}},
+		OffloadedTraffic: Traffic{APIServer: map[string]Requests{
+			"milan": {{"PATCH", "pods/status", "200"}: 4},
+			"rome":  {{"PUT", "pods/status", "200"}: 6, {"PUT", "pods/status", "409"}: 1},
+		}},
+	}
+	var out strings.Builder
+	if err := WriteTrafficTable(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"PUT  pods/status (200)", "PUT  pods/status (409)"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("table:\n%s\nwant a row %q", out.String(), row)
+		}
+	}
+	if got := SummarizeTraffic(r).ConsumerWrites; got != 1.75 {
+		t.Errorf("rome's writes per pod: %v, want 1.75 (a refused write counts)", got)
 	}
 }

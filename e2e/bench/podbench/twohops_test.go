@@ -95,12 +95,12 @@ func TestPlotDrawsTheTwoHopCurve(t *testing.T) {
 func TestTrafficCountsTwoHopWritesInEachCluster(t *testing.T) {
 	g := NewWithT(t)
 	r := Result{Pods: 10,
-		VanillaTraffic:   Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods"}: 10}}},
-		OffloadedTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods"}: 20}, "rome": {{"POST", "pods"}: 10}}},
+		VanillaTraffic:   Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods", ""}: 10}}},
+		OffloadedTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods", ""}: 20}, "rome": {{"POST", "pods", ""}: 10}}},
 		TwoHops: &TwoHopsResult{Traffic: Traffic{APIServer: map[string]Requests{
-			"milan": {{"POST", "pods"}: 20},
-			"genoa": {{"POST", "pods"}: 10, {"POST", "shadowpods.virtualkubelet.liqo.io"}: 10, {"PUT", "leases.coordination.k8s.io"}: 99},
-			"rome":  {{"POST", "pods"}: 10, {"LIST", "pods"}: 5},
+			"milan": {{"POST", "pods", ""}: 20},
+			"genoa": {{"POST", "pods", ""}: 10, {"POST", "shadowpods.virtualkubelet.liqo.io", ""}: 10, {"PUT", "leases.coordination.k8s.io", ""}: 99},
+			"rome":  {{"POST", "pods", ""}: 10, {"LIST", "pods", ""}: 5},
 		}}},
 	}
 	s := SummarizeTraffic(r)
