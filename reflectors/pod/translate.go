@@ -180,15 +180,22 @@ func withoutAPIAccessMounts(in []corev1.VolumeMount) []corev1.VolumeMount {
 }
 
 // LocalStatus is the provider pod's status as the consumer shows it: pod IPs
-// through the network fabric's mapping, the host IP of the virtual node, and
-// restart counts raised by the times the provider had to recreate the pod.
-// ips holds the fabric's remaps; nil maps every IP to itself.
+// through the network fabric's mapping, the host IP of the virtual node once
+// the provider's pod has a host, and restart counts raised by the times the
+// provider had to recreate the pod. ips holds the fabric's remaps; nil maps
+// every IP to itself.
+//
+// The host IP follows the provider's: a kubelet reports it with the first
+// status it writes, so a remote pod no kubelet has taken yet (just created,
+// or only bound by the provider's scheduler) shows no more than the local
+// pod already does, and costs no local status write (issue 17, lever 3). The
+// virtual node's address said nothing new: it is the address of the node the
+// local pod is bound to, and comes with the next status the provider writes.
 func LocalStatus(remote *corev1.Pod, ips *network.Registry, remoteClusterID, nodeIP string, recreations int32) corev1.PodStatus {
 	st := *remote.Status.DeepCopy()
-	st.HostIP = nodeIP
-	st.HostIPs = nil
-	if nodeIP != "" {
-		st.HostIPs = []corev1.HostIP{{IP: nodeIP}}
+	st.HostIP, st.HostIPs = "", nil
+	if nodeIP != "" && remote.Status.HostIP != "" {
+		st.HostIP, st.HostIPs = nodeIP, []corev1.HostIP{{IP: nodeIP}}
 	}
 	if ips != nil && st.PodIP != "" {
 		st.PodIP = ips.MapRemoteIP(remoteClusterID, st.PodIP)

@@ -110,6 +110,12 @@ func TestLocalStatusUsesTheVirtualNodeAddressAndCountsRecreations(t *testing.T) 
 	g.Expect(st.PodIP).To(Equal("10.65.0.7"), "identity until the fabric registers a mapping")
 	g.Expect(st.ContainerStatuses[0].RestartCount).To(Equal(int32(3)))
 	g.Expect(remote.Status.HostIP).To(Equal("10.1.2.3"), "the provider's object is not modified")
+
+	// No kubelet of the provider has taken the pod yet: no host to show.
+	fresh := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending, QOSClass: corev1.PodQOSBestEffort}}
+	st = LocalStatus(fresh, nil, "milan-id", "127.0.0.1", 0)
+	g.Expect(st.HostIP).To(BeEmpty())
+	g.Expect(st.HostIPs).To(BeNil())
 }
 
 func TestRecreationsReadsTheProvidersCount(t *testing.T) {
