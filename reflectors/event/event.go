@@ -239,6 +239,11 @@ func LocalEvent(remote *corev1.Event, pod *corev1.Pod, remoteClusterName string)
 	if last.IsZero() {
 		last = first
 	}
+	// An Event's timestamps are stored to the second, and an events.k8s.io
+	// event's time is to the microsecond: untruncated, the copy read back
+	// never equals the wanted one, and every resync rewrote every event
+	// (make bench, 10,000 pods over 16 minutes: 2 PUTs per pod).
+	first, last = first.Rfc3339Copy(), last.Rfc3339Copy()
 	count := remote.Count
 	if count == 0 {
 		count = 1

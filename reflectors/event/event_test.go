@@ -17,6 +17,7 @@ limitations under the License.
 package event
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -50,4 +51,20 @@ func TestLocalEventOfANewStyleEventHasTimestampsAndACount(t *testing.T) {
 	g.Expect(got.FirstTimestamp.IsZero()).To(BeFalse())
 	g.Expect(got.LastTimestamp).To(Equal(got.FirstTimestamp))
 	g.Expect(got.Count).To(Equal(int32(1)))
+}
+
+// TestLocalEventSurvivesItsOwnStorage: what write compares is the copy read
+// back from the API server, whose timestamps are whole seconds. A new-style
+// event's microseconds made every resync rewrite it.
+func TestLocalEventSurvivesItsOwnStorage(t *testing.T) {
+	g := NewWithT(t)
+	remote := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web-1.1"}, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web-1"},
+		Reason: "Scheduled", EventTime: metav1.NewMicroTime(time.Date(2026, 11, 23, 6, 0, 0, 123456000, time.UTC))}
+	want := LocalEvent(remote, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "policies", Name: "web-1"}}, "naples")
+	raw, err := json.Marshal(want)
+	g.Expect(err).NotTo(HaveOccurred())
+	stored := &corev1.Event{}
+	g.Expect(json.Unmarshal(raw, stored)).To(Succeed())
+	g.Expect(stored.LastTimestamp.Equal(&want.LastTimestamp)).To(BeTrue(), "stored %v, wanted %v", stored.LastTimestamp, want.LastTimestamp)
+	g.Expect(stored.FirstTimestamp.Equal(&want.FirstTimestamp)).To(BeTrue())
 }

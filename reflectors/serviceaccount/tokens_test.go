@@ -60,7 +60,20 @@ func newTokenFixture(remote ...client.Object) (*Reflector, client.Client) {
 		}
 		return "", errors.New("not offloaded")
 	}
-	return &Reflector{Peer: peer, Local: local, renewAt: map[types.NamespacedName]time.Time{}}, rc
+	r := &Reflector{Peer: peer, Local: local, renewAt: map[types.NamespacedName]time.Time{}}
+	// What the pod informer's handler sees of the fixture's pod as it starts.
+	r.inUse.track(peer.NodeName, nil, pod("web", "builder"))
+	return r, rc
+}
+
+// deletePod deletes p locally and hands its deletion to the reflector, as
+// the pod informer's handler would.
+func deletePod(ctx context.Context, r *Reflector, p *corev1.Pod) error {
+	if err := r.Local.Delete(ctx, p); err != nil {
+		return err
+	}
+	r.inUse.track(r.Peer.NodeName, p, nil)
+	return nil
 }
 
 func TestSyncSurvivesAUserSecretWithTheTokenLabelsAndAShortName(t *testing.T) {

@@ -96,7 +96,7 @@ func TestSyncChangedCollectsATokenNoPodNeedsAnyMore(t *testing.T) {
 	r, remote := newTokenFixture()
 	ctx := context.Background()
 	g.Expect(r.syncChanged(ctx)).To(Succeed())
-	g.Expect(r.Local.Delete(ctx, pod("web", "builder"))).To(Succeed())
+	g.Expect(deletePod(ctx, r, pod("web", "builder"))).To(Succeed())
 	counting := &listCounter{Client: remote}
 	r.Peer.Remote = counting
 	g.Expect(r.syncChanged(ctx)).To(Succeed())
@@ -116,7 +116,7 @@ func TestSyncChangedLeavesASecretOfTheTokensNameThatIsNotOurs(t *testing.T) {
 	g.Expect(remote.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})).To(Succeed())
 	theirs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	g.Expect(remote.Create(ctx, theirs)).To(Succeed())
-	g.Expect(r.Local.Delete(ctx, pod("web", "builder"))).To(Succeed())
+	g.Expect(deletePod(ctx, r, pod("web", "builder"))).To(Succeed())
 	g.Expect(r.syncChanged(ctx)).To(Succeed())
 	g.Expect(remote.Get(ctx, key, &corev1.Secret{})).To(Succeed(), "a Secret without the token labels is not Spillway's to delete")
 }

@@ -106,16 +106,16 @@ func (l *ledger) reserve(consumer, key string, requests corev1.ResourceList) {
 	l.reserved[consumer][key] = reservation{requests: requests, expires: l.clock().Add(reservationTTL)}
 }
 
-// pending sums consumer's reservations that the cache does not show yet
-// (seen holds what it shows), but except, and forgets the ones it shows or
-// that expired.
-func (l *ledger) pending(consumer string, seen map[string]bool, except string) corev1.ResourceList {
+// pending sums consumer's reservations that the count does not show yet
+// (seen tells what it shows; nil: nothing), but except, and forgets the ones
+// it shows or that expired.
+func (l *ledger) pending(consumer string, seen func(key string) bool, except string) corev1.ResourceList {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	sum := corev1.ResourceList{}
 	now := l.clock()
 	for key, r := range l.reserved[consumer] {
-		if seen[key] || now.After(r.expires) {
+		if (seen != nil && seen(key)) || now.After(r.expires) {
 			delete(l.reserved[consumer], key)
 			continue
 		}

@@ -42,7 +42,7 @@ import (
 )
 
 func newValidator(objs ...client.Object) *Validator {
-	return &Validator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build(), Decoder: admission.NewDecoder(scheme())}
+	return &Validator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build(), Decoder: admission.NewDecoder(scheme()), Usage: usageOf(objs...)}
 }
 
 func request(g Gomega, op admissionv1.Operation, sp, old *virtualkubeletv1alpha1.ShadowPod) admission.Request {
@@ -159,7 +159,7 @@ func TestAReservationEndsWhenTheCacheShowsTheShadowPodOrItExpires(t *testing.T) 
 	l.reserve("rome-id", admittedKey(sp), corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")})
 	g.Expect(l.pending("rome-id", nil, "")).To(HaveKey(corev1.ResourceCPU))
 	g.Expect(l.pending("naples-id", nil, "")).To(BeEmpty(), "reservations are per consumer")
-	g.Expect(l.pending("rome-id", map[string]bool{"uid-web": true}, "")).To(BeEmpty(), "the cache counts it now")
+	g.Expect(l.pending("rome-id", seenOnly("uid-web"), "")).To(BeEmpty(), "the count shows it now")
 	g.Expect(l.reserved["rome-id"]).To(BeEmpty())
 
 	l.reserve("rome-id", "uid-lost", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")})
@@ -173,6 +173,6 @@ func TestAConsumerWithNoReservationLeftLeavesNoEntry(t *testing.T) {
 	g := NewWithT(t)
 	l := &ledger{}
 	l.reserve("gone-id", "uid-web", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")})
-	g.Expect(l.pending("gone-id", map[string]bool{"uid-web": true}, "")).To(BeEmpty())
+	g.Expect(l.pending("gone-id", seenOnly("uid-web"), "")).To(BeEmpty())
 	g.Expect(l.reserved).NotTo(HaveKey("gone-id"))
 }

@@ -52,9 +52,11 @@ const Path = "/validate-shadowpod"
 
 // Validator checks ShadowPods against their consumer's offer.
 type Validator struct {
-	// Reader reads namespaces, offers and ShadowPods (the manager's cache).
+	// Reader reads namespaces and offers (the manager's cache).
 	Reader  client.Reader
 	Decoder admission.Decoder
+	// Usage counts what the ShadowPods already request.
+	Usage *Usage
 
 	ledger ledger
 }
@@ -171,29 +173,20 @@ func offerFor(ctx context.Context, r client.Reader, consumer string) (*sharingv1
 
 // usedBy sums the requests of the consumer's ShadowPods in all its twins,
 // but the one under review (an update replaces it) and those being deleted
-// or done, plus those admitted that the cache does not show yet.
+// or done (see Usage), plus those admitted that the count does not show yet.
 func (v *Validator) usedBy(ctx context.Context, consumer, except string) (corev1.ResourceList, error) {
+	if err := v.Usage.ready(ctx); err != nil {
+		return nil, err
+	}
 	twins := &corev1.NamespaceList{}
 	if err := v.Reader.List(ctx, twins, client.MatchingLabels{sharingv1alpha1.TwinNamespaceLabel: consumer}); err != nil {
 		return nil, err
 	}
-	used := corev1.ResourceList{}
-	seen := map[string]bool{}
-	for _, ns := range twins.Items {
-		sps := &virtualkubeletv1alpha1.ShadowPodList{}
-		if err := v.Reader.List(ctx, sps, client.InNamespace(ns.Name)); err != nil {
-			return nil, err
-		}
-		for i := range sps.Items {
-			sp := &sps.Items[i]
-			seen[admittedKey(sp)] = true
-			if admittedKey(sp) == except || !sp.DeletionTimestamp.IsZero() ||
-				sp.Status.Phase == corev1.PodSucceeded || sp.Status.Phase == corev1.PodFailed {
-				continue
-			}
-			policies.AddRequests(used, policies.PodRequests(&sp.Spec.Pod))
-		}
+	names := make([]string, 0, len(twins.Items))
+	for i := range twins.Items {
+		names = append(names, twins.Items[i].Name)
 	}
-	policies.AddRequests(used, v.ledger.pending(consumer, seen, except))
+	used := v.Usage.Sum(names, except)
+	policies.AddRequests(used, v.ledger.pending(consumer, v.Usage.Seen, except))
 	return used, nil
 }

@@ -62,7 +62,7 @@ func offer(cpu string) *sharingv1alpha1.ResourceOffer {
 }
 
 func review(g Gomega, sp *virtualkubeletv1alpha1.ShadowPod, objs ...client.Object) admission.Response {
-	v := &Validator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build(), Decoder: admission.NewDecoder(scheme())}
+	v := &Validator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build(), Decoder: admission.NewDecoder(scheme()), Usage: usageOf(objs...)}
 	raw, err := json.Marshal(sp)
 	g.Expect(err).NotTo(HaveOccurred())
 	return v.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{

@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spillway-dev/spillway/e2e/framework"
+	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
 // warmUpPods go through a path before it is measured, so the first measured
@@ -67,18 +68,29 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	if r.Vanilla, r.VanillaCPU, r.VanillaTraffic, err = b.measure(ctx, b.path(Vanilla), n, nil); err != nil {
 		return r, err
 	}
-	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet)\n", n)
+	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet, and milan's, both with profiles)\n", n)
 	pprofAddr := framework.PprofAddress(b.Rome)
 	if err := framework.StartManager(ctx, b.Rome, b.romeID, framework.PprofArg(b.Rome)); err != nil {
 		return r, err
 	}
-	var profile *profiler
+	// milan's manager admits and runs the ShadowPods: the first hop's
+	// queueing at 10,000 pods was its CPU, which only its own profile shows.
+	if err := framework.StartManager(ctx, b.Milan, b.milanID, framework.PprofArg(b.Milan)); err != nil {
+		return r, err
+	}
+	var profiles []*profiler
 	r.Offloaded, r.OffloadedCPU, r.OffloadedTraffic, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
 		if before {
-			// The CPU profile covers the creation, where the queueing is.
-			profile = startCPUProfile(ctx, pprofAddr, b.creationTime(n)+5*time.Second)
-		} else if err := profile.finish(ctx, filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("rome-manager-%d", n), b.log); err != nil {
-			return err
+			// The CPU profiles cover the creation, where the queueing is.
+			for _, c := range []*lab.Cluster{b.Rome, b.Milan} {
+				profiles = append(profiles, startCPUProfile(ctx, framework.PprofAddress(c), c.Name+"-manager", b.creationTime(n)+5*time.Second))
+			}
+		} else {
+			for _, p := range profiles {
+				if err := p.finish(ctx, filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("%s-%d", p.name, n), b.log); err != nil {
+					return err
+				}
+			}
 		}
 		return b.readKubeletMemory(before, &r.KubeletBefore, &r.KubeletAfter)
 	})

@@ -29,14 +29,16 @@ import (
 // profiler is a CPU profile being taken from a manager's pprof endpoint.
 type profiler struct {
 	addr string
+	// name is whose profile it is, e.g. rome-manager.
+	name string
 	done chan struct{}
 	data []byte
 	err  error
 }
 
-// startCPUProfile asks addr for a CPU profile of the next d.
-func startCPUProfile(ctx context.Context, addr string, d time.Duration) *profiler {
-	p := &profiler{addr: addr, done: make(chan struct{})}
+// startCPUProfile asks addr, name's pprof endpoint, for a CPU profile of the next d.
+func startCPUProfile(ctx context.Context, addr, name string, d time.Duration) *profiler {
+	p := &profiler{addr: addr, name: name, done: make(chan struct{})}
 	seconds := max(int(d.Round(time.Second)/time.Second), 1)
 	go func() {
 		defer close(p.done)
@@ -53,7 +55,7 @@ func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) 
 	}
 	heap, err := get(ctx, "http://"+p.addr+"/debug/pprof/heap")
 	if err != nil {
-		return fmt.Errorf("heap profile of rome's manager: %w", err)
+		return fmt.Errorf("heap profile of %s: %w", p.name, err)
 	}
 	select {
 	case <-p.done:
@@ -61,7 +63,7 @@ func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) 
 		return ctx.Err()
 	}
 	if p.err != nil {
-		return fmt.Errorf("CPU profile of rome's manager: %w", p.err)
+		return fmt.Errorf("CPU profile of %s: %w", p.name, p.err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
