@@ -23,7 +23,9 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
@@ -171,4 +173,27 @@ func TestAPodDeletedBeforeItsFirstReportIsCreatedAgainUncounted(t *testing.T) {
 	g.Expect(e.mustPod(sp).Annotations).NotTo(HaveKey(virtualkubeletv1alpha1.RecreationsAnnotation))
 	g.Expect(lc.patches).To(BeZero())
 	g.Expect(condition(got, PodRecreatedCondition).Type).To(BeEmpty())
+}
+
+// podCacheBehind is a cache that has not seen the pod yet: the create that
+// follows is refused (AlreadyExists).
+type podCacheBehind struct{ *laggingCache }
+
+func (c podCacheBehind) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*corev1.Pod); ok {
+		return apierrors.NewNotFound(corev1.Resource("pods"), key.Name)
+	}
+	return c.laggingCache.Get(ctx, key, obj, opts...)
+}
+
+func TestACreateThatRacedTheCacheWritesNoStatus(t *testing.T) {
+	sp := newShadowPod("web")
+	e, lc := newLaggingEnv(t, sp)
+	g := e.g
+	e.mustReconcile(sp)
+	e.r = &ShadowPodReconciler{Client: podCacheBehind{lc}}
+	res, got := e.mustReconcile(sp)
+	g.Expect(res.RequeueAfter).To(Equal(staleCacheRequeue))
+	g.Expect(lc.patches).To(BeZero(), "Reconciling alone says nothing a ShadowPod without status does not")
+	g.Expect(got.Status).To(Equal(virtualkubeletv1alpha1.ShadowPodStatus{ObservedGeneration: -1}))
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/fluxcd/pkg/runtime/conditions"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
@@ -136,14 +137,18 @@ func merelyStarting(pod *corev1.Pod) bool {
 
 // firstReportCanWait tells a status write that is left out: the ShadowPod has
 // never had a status, and the new one would say only that its pod is
-// starting. Its first status is then the first state that says something
+// starting, or nothing at all (Reconciling alone, when a create raced the
+// cache). Its first status is then the first state that says something
 // (Ready, a reason for waiting, terminal, refused, recreated); a normal start
 // costs one status write instead of two. Nothing reads the Pending report:
 // the consumer watches the pod itself, and kstatus reads the ShadowPod
 // without status as InProgress (the CRD defaults observedGeneration to -1).
 // Once a status exists, every change is written.
 func firstReportCanWait(before, after virtualkubeletv1alpha1.ShadowPodStatus, podMerelyStarting bool) bool {
-	return podMerelyStarting && !hasReport(before) && after.LastHandledReconcileAt == before.LastHandledReconcileAt
+	if hasReport(before) || after.LastHandledReconcileAt != before.LastHandledReconcileAt {
+		return false
+	}
+	return podMerelyStarting || apimeta.FindStatusCondition(after.Conditions, meta.ReadyCondition) == nil
 }
 
 // hasReport tells a status this controller (or anyone) has written: a fresh
