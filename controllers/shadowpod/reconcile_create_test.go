@@ -48,12 +48,7 @@ func TestReconcileCreatesThePod(t *testing.T) {
 	want.ServiceAccountName = "default"
 	g.Expect(pod.Spec).To(Equal(*want), "the consumer's spec, run as the twin's default ServiceAccount")
 
-	g.Expect(got.Status.Phase).To(Equal(corev1.PodPending))
-	ready := condition(got, meta.ReadyCondition)
-	g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
-	g.Expect(ready.Reason).To(Equal(PodNotReadyReason))
-	g.Expect(condition(got, meta.ReconcilingCondition).Status).To(Equal(metav1.ConditionTrue))
-	g.Expect(condition(got, PodRecreatedCondition).Type).To(BeEmpty(), "a first creation is not a recreation")
+	g.Expect(got.Status).To(Equal(sp.Status), "a pod that is merely starting is not reported yet (see reconcile_firstreport_test.go)")
 	g.Expect(got.Spec).To(Equal(sp.Spec), "the spec is the consumer's")
 	g.Expect(got.Labels).To(Equal(sp.Labels))
 }

@@ -86,23 +86,27 @@ func (r *ShadowPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 	before := sp.DeepCopy()
+	s := r.newScope(ctx, sp)
 	defer func() {
-		retErr = errors.Join(retErr, client.IgnoreNotFound(r.writeStatus(ctx, before, sp)))
+		retErr = errors.Join(retErr, client.IgnoreNotFound(r.writeStatus(ctx, before, s)))
 	}()
 	fluxstatus.Begin(sp, sp.Status.ObservedGeneration)
-	return r.reconcile(ctx, r.newScope(ctx, sp))
+	return r.reconcile(ctx, s)
 }
 
 // writeStatus settles the status as Flux's Finalize does and writes it in
 // one merge patch when it changed, and not again when the change is the one
 // this controller already wrote and the cache has not caught up with (see
-// lastWrites). There is a ShadowPod per offloaded pod, so this is the
-// provider's hottest write: Flux's patch helper would send conditions and
-// the other status fields as two requests.
-func (r *ShadowPodReconciler) writeStatus(ctx context.Context, before, sp *virtualkubeletv1alpha1.ShadowPod) error {
+// lastWrites), nor when it would be a ShadowPod's first status and says only
+// that the pod is starting (see firstReportCanWait). There is a ShadowPod
+// per offloaded pod, so this is the provider's hottest write: Flux's patch
+// helper would send conditions and the other status fields as two requests.
+func (r *ShadowPodReconciler) writeStatus(ctx context.Context, before *virtualkubeletv1alpha1.ShadowPod, s *scope) error {
+	sp := s.shadowPod
 	fluxstatus.Settle(sp)
 	key := client.ObjectKeyFromObject(sp)
-	if equality.Semantic.DeepEqual(before.Status, sp.Status) || r.written.echoes(key, sp.UID, before.Status, sp.Status) {
+	if equality.Semantic.DeepEqual(before.Status, sp.Status) || r.written.echoes(key, sp.UID, before.Status, sp.Status) ||
+		firstReportCanWait(before.Status, sp.Status, s.podMerelyStarting) {
 		return nil
 	}
 	if err := r.Status().Patch(ctx, sp, client.MergeFrom(before), client.FieldOwner(fieldOwner)); err != nil {
@@ -122,7 +126,9 @@ type scope struct {
 	consumerID string
 	// namespaceTerminating: no pod can be created in the namespace any more.
 	namespaceTerminating bool
-	err                  error
+	// podMerelyStarting: the status mirrors a pod that says nothing yet (see merelyStarting).
+	podMerelyStarting bool
+	err               error
 }
 
 func (r *ShadowPodReconciler) newScope(ctx context.Context, sp *virtualkubeletv1alpha1.ShadowPod) *scope {
@@ -171,7 +177,7 @@ func (r *ShadowPodReconciler) reconcile(ctx context.Context, s *scope) (ctrl.Res
 		fluxstatus.MarkNotReady(sp, false, meta.ReconciliationFailedReason, "%v", err)
 		return ctrl.Result{}, err
 	}
-	mirrorPod(sp, pod)
+	s.podMerelyStarting = mirrorPod(sp, pod)
 	return ctrl.Result{}, nil
 }
 
@@ -226,7 +232,7 @@ func (r *ShadowPodReconciler) reconcileMissingPod(ctx context.Context, s *scope)
 		// A pod existed before (its phase was mirrored) and is gone.
 		countRecreation(sp, previous)
 	}
-	mirrorPod(sp, pod)
+	s.podMerelyStarting = mirrorPod(sp, pod)
 	return ctrl.Result{}, nil
 }
 

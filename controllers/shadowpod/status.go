@@ -22,6 +22,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/fluxcd/pkg/runtime/conditions"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
@@ -114,14 +115,46 @@ func detail(pod *corev1.Pod) string {
 	return ""
 }
 
-// mirrorPod copies the pod's phase and readiness into the ShadowPod status.
-func mirrorPod(sp *virtualkubeletv1alpha1.ShadowPod, pod *corev1.Pod) {
+// mirrorPod copies the pod's phase and readiness into the ShadowPod status,
+// and tells whether the pod is merely starting (see merelyStarting).
+func mirrorPod(sp *virtualkubeletv1alpha1.ShadowPod, pod *corev1.Pod) bool {
 	sp.Status.Phase = pod.Status.Phase
 	if sp.Status.Phase == "" {
 		// Just created: the API server has not filled the status yet.
 		sp.Status.Phase = corev1.PodPending
 	}
 	apply(sp, podState(pod))
+	return merelyStarting(pod)
+}
+
+// merelyStarting tells a pod that says nothing yet: Pending (or not given a
+// phase yet), not being deleted, and giving no reason for waiting (just
+// created, bound, ContainerCreating). Unschedulable, an image that cannot be
+// pulled, or a scheduling gate are reasons, and are reported at once.
+func merelyStarting(pod *corev1.Pod) bool {
+	return pod.DeletionTimestamp == nil && (pod.Status.Phase == "" || pod.Status.Phase == corev1.PodPending) && detail(pod) == ""
+}
+
+// firstReportCanWait tells a status write that is left out: the ShadowPod has
+// never had a status, and the new one would say only that its pod is
+// starting, or nothing at all (Reconciling alone, when a create raced the
+// cache). Its first status is then the first state that says something
+// (Ready, a reason for waiting, terminal, refused, recreated); a normal start
+// costs one status write instead of two. Nothing reads the Pending report:
+// the consumer watches the pod itself, and kstatus reads the ShadowPod
+// without status as InProgress (the CRD defaults observedGeneration to -1).
+// Once a status exists, every change is written.
+func firstReportCanWait(before, after virtualkubeletv1alpha1.ShadowPodStatus, podMerelyStarting bool) bool {
+	if hasReport(before) || after.LastHandledReconcileAt != before.LastHandledReconcileAt {
+		return false
+	}
+	return podMerelyStarting || apimeta.FindStatusCondition(after.Conditions, meta.ReadyCondition) == nil
+}
+
+// hasReport tells a status this controller (or anyone) has written: a fresh
+// ShadowPod carries only the CRD's default observedGeneration.
+func hasReport(st virtualkubeletv1alpha1.ShadowPodStatus) bool {
+	return st.Phase != "" || len(st.Conditions) > 0 || st.LastHandledReconcileAt != ""
 }
 
 // markCompletedPodGone keeps the last state of a completed pod that has since

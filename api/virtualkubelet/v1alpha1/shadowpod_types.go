@@ -31,6 +31,11 @@ type ShadowPodSpec struct {
 }
 
 // ShadowPodStatus mirrors the state of the pod created from the ShadowPod.
+// It is first written when the pod's state says something (Ready, a reason
+// for waiting such as Unschedulable or ImagePullBackOff, terminal, refused,
+// recreated): a pod that is merely starting (Pending, no reason given) leaves
+// a new ShadowPod without status, which kstatus reads as InProgress. Once a
+// status exists, every change is written.
 type ShadowPodStatus struct {
 	// ObservedGeneration is the spec generation the status reflects. It starts
 	// at -1 so that kstatus treats a never-reconciled object as in progress.

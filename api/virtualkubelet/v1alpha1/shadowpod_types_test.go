@@ -21,9 +21,11 @@ import (
 	"reflect"
 	"testing"
 
+	kstatus "github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	"github.com/fluxcd/pkg/runtime/conditions"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -122,6 +124,20 @@ func TestSampleIsAcceptedAndDefaulted(t *testing.T) {
 	g.Expect(yaml.UnmarshalStrict([]byte(sample), sp)).To(Succeed())
 	g.Expect(sp.Spec.Pod.Containers).To(HaveLen(1))
 	g.Expect(sp.Spec.Pod.Tolerations[0].Effect).To(Equal(corev1.TaintEffectNoExecute))
+}
+
+// The provider writes no status while the pod is merely starting
+// (controllers/shadowpod, firstReportCanWait): the ShadowPod as served then
+// carries only the schema's default, which kstatus, and so a Flux health
+// check, reads as InProgress, not Current.
+func TestAShadowPodWithoutStatusIsInProgress(t *testing.T) {
+	g := NewWithT(t)
+	a, obj := load(g)
+	a.Default(obj)
+	obj["metadata"].(map[string]any)["generation"] = int64(1)
+	res, err := kstatus.Compute(&unstructured.Unstructured{Object: obj})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.Status).To(Equal(kstatus.InProgressStatus))
 }
 
 func TestAdmission(t *testing.T) {
