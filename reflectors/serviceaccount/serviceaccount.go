@@ -229,8 +229,8 @@ func (r *Reflector) loop(ctx context.Context) {
 // counts the pod handler keeps: listing the node's pods on every arrival
 // made the reflector O(pods) per pod (make bench at 10,000 pods: 42 % of
 // the manager's CPU, and most of its garbage).
-func (r *Reflector) neededNow(context.Context) (map[types.NamespacedName]bool, error) {
-	return r.inUse.set(), nil
+func (r *Reflector) neededNow() map[types.NamespacedName]bool {
+	return r.inUse.set()
 }
 
 // neededListed is the same set read from the node's pods in the cache, for
@@ -251,10 +251,7 @@ func (r *Reflector) neededListed(ctx context.Context) (map[types.NamespacedName]
 // collected since; the full pass (syncAll, every Interval) repairs anything
 // else, a token Secret deleted on the provider included.
 func (r *Reflector) syncChanged(ctx context.Context) error {
-	needed, err := r.neededNow(ctx)
-	if err != nil {
-		return err
-	}
+	needed := r.neededNow()
 	var errs []error
 	for key := range needed {
 		if at, written := r.renewAt[key]; written && r.now().Before(at) {
