@@ -86,7 +86,8 @@ func (u unpeering) done() bool {
 // (evicted pods gone, twins removed by the provider, the node deleted) raise
 // no event this controller watches, and spec.interval, which paces the
 // probes of a live peering (10 s by default), made each step wait for the
-// next probe: a prune of a peering from git took some 40 s, three passes.
+// next probe: the faults suite's unpeer across a manager restart took 61 s,
+// 35 s at this pace.
 // NamespaceOffloading polls its own transient states every 3 s; kubectl
 // drain retries a refused eviction every 5 s.
 const unpeeringPoll = 3 * time.Second
