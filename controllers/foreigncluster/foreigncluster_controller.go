@@ -142,6 +142,9 @@ func (r *ForeignClusterReconciler) reconcile(ctx context.Context, fc *discoveryv
 	} else {
 		fluxstatus.MarkNotReady(fc, state.stalled, state.reason, "%s", state.message)
 	}
+	if !obs.outgoingEnabled && unpeeringProgress(obs.nodeName, obs.unpeering) != "" {
+		return ctrl.Result{RequeueAfter: unpeeringRequeue(fc.GetRequeueAfter(), obs.unpeering)}, nil
+	}
 	return ctrl.Result{RequeueAfter: fc.GetRequeueAfter()}, nil
 }
 

@@ -134,7 +134,7 @@ func (r *ForeignClusterReconciler) reconcileDelete(ctx context.Context, fc *disc
 	}
 	if progress := unpeeringProgress(node, u); progress != "" {
 		fluxstatus.MarkNotReady(fc, false, ReasonUnpeering, "deleting: %s", progress)
-		return ctrl.Result{RequeueAfter: fc.GetRequeueAfter()}, nil
+		return ctrl.Result{RequeueAfter: unpeeringRequeue(fc.GetRequeueAfter(), u)}, nil
 	}
 	controllerutil.RemoveFinalizer(fc, Finalizer)
 	return ctrl.Result{}, nil

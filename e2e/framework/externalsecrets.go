@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -65,30 +66,38 @@ func EnsureExternalSecrets(ctx context.Context, clusters ...*lab.Cluster) error 
 		}
 		stores[labDir] = store
 	}
-	var tools GitOpsTools
+	var missing []*lab.Cluster
 	for _, c := range clusters {
-		if c.ExtraRunning(ExternalSecretsProcess) {
-			continue
-		}
-		if tools.ExternalSecrets == "" {
-			if tools.ExternalSecrets, err = lab.Tool("external-secrets", os.Stderr); err != nil {
-				return err
-			}
-			if tools.ExternalSecretsCRDs, err = lab.Tool("external-secrets-crds", os.Stderr); err != nil {
-				return err
-			}
-		}
-		if err := InstallExternalSecrets(ctx, c, tools); err != nil {
-			return err
-		}
-		if err := store.Bootstrap(ctx, c); err != nil {
-			return err
-		}
-		if err := store.Apply(ctx, root, c); err != nil {
-			return err
+		if !c.ExtraRunning(ExternalSecretsProcess) {
+			missing = append(missing, c)
 		}
 	}
-	return nil
+	if len(missing) == 0 {
+		return nil
+	}
+	var tools GitOpsTools
+	if tools.ExternalSecrets, err = lab.Tool("external-secrets", os.Stderr); err != nil {
+		return err
+	}
+	if tools.ExternalSecretsCRDs, err = lab.Tool("external-secrets-crds", os.Stderr); err != nil {
+		return err
+	}
+	// The clusters install together: each mostly waits (for its CRDs, its
+	// operator, its store to turn Ready), and one after the other every
+	// suite's setup paid the sum of those waits.
+	eg, ectx := errgroup.WithContext(ctx)
+	for _, c := range missing {
+		eg.Go(func() error {
+			if err := InstallExternalSecrets(ectx, c, tools); err != nil {
+				return err
+			}
+			if err := store.Bootstrap(ectx, c); err != nil {
+				return err
+			}
+			return store.Apply(ectx, root, c)
+		})
+	}
+	return eg.Wait()
 }
 
 var clusterSecretStoreGVK = schema.GroupVersionKind{Group: "external-secrets.io", Version: "v1", Kind: "ClusterSecretStore"}

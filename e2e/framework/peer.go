@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -39,6 +40,17 @@ func Install(ctx context.Context, root string, c *lab.Cluster, id Identity) erro
 		return err
 	}
 	return StartManager(ctx, c, id)
+}
+
+// InstallAll is Install on every cluster of ids, the clusters together: each
+// mostly waits (CRDs established, its manager Ready), and one after the
+// other a suite's setup paid every wait.
+func InstallAll(ctx context.Context, root string, ids map[*lab.Cluster]Identity) error {
+	eg, ectx := errgroup.WithContext(ctx)
+	for c, id := range ids {
+		eg.Go(func() error { return Install(ectx, root, c, id) })
+	}
+	return eg.Wait()
 }
 
 // Peer makes consumer consume provider with the manifests `spillway generate

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,24 +44,30 @@ func QuickStart(ctx context.Context, root string, rome, milan *lab.Cluster, keep
 // QuickStartWith is QuickStart with extra manager flags per cluster (nil for none).
 func QuickStartWith(ctx context.Context, root string, rome, milan *lab.Cluster, keep func(*unstructured.Unstructured) bool,
 	managerArgs func(*lab.Cluster) []string) error {
+	// Both clusters at once: each step is mostly a wait (CRDs established, a
+	// manager Ready), and one cluster at a time every suite paid both.
+	eg, ectx := errgroup.WithContext(ctx)
 	for _, c := range []*lab.Cluster{rome, milan} {
-		if err := ApplyDir(ctx, c, filepath.Join(root, "kustomize/crd")); err != nil {
-			return err
-		}
-		if err := Apply(ctx, c, []*unstructured.Unstructured{Namespace("liqo")}); err != nil {
-			return err
-		}
-		id, err := IdentityOf(filepath.Join(root, "clusters", c.Name, "install"))
-		if err != nil {
-			return err
-		}
-		var extra []string
-		if managerArgs != nil {
-			extra = managerArgs(c)
-		}
-		if err := StartManager(ctx, c, id, extra...); err != nil {
-			return err
-		}
+		eg.Go(func() error {
+			if err := ApplyDir(ectx, c, filepath.Join(root, "kustomize/crd")); err != nil {
+				return err
+			}
+			if err := Apply(ectx, c, []*unstructured.Unstructured{Namespace("liqo")}); err != nil {
+				return err
+			}
+			id, err := IdentityOf(filepath.Join(root, "clusters", c.Name, "install"))
+			if err != nil {
+				return err
+			}
+			var extra []string
+			if managerArgs != nil {
+				extra = managerArgs(c)
+			}
+			return StartManager(ectx, c, id, extra...)
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
 	}
 	if err := EnsureExternalSecrets(ctx, rome, milan); err != nil {
 		return err

@@ -284,6 +284,43 @@ func (l *Lab) Dir() string { return l.dir }
 // Binaries the lab runs.
 func (l *Lab) Binaries() Binaries { return l.bins }
 
+// teardownStages are the steps of a teardown, in order: the processes suites
+// added (controllers, gateways: clients of any cluster's API server), then
+// each cluster's own clients (kwok, scheduler, controller manager, the peer
+// link), then its API server, then etcd. Each step waits for the one before.
+var teardownStages = [][]string{nil, {Kwok, Scheduler, ControllerManager, PeerLink}, {APIServer}, {Etcd}}
+
+// stopProcesses stops every process of every cluster, stage by stage. Within
+// a stage the processes stop together: none depends on another of its stage,
+// and a stop is mostly a wait for a graceful exit, which one at a time made
+// every suite's teardown the sum of them all.
+func (l *Lab) stopProcesses() []error {
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, stage := range teardownStages {
+		var wg sync.WaitGroup
+		for _, name := range l.state.Order {
+			for comp, p := range l.state.Clusters[name].Processes {
+				component := slices.Contains(Components, comp)
+				if (stage == nil && component) || (stage != nil && !slices.Contains(stage, comp)) {
+					continue
+				}
+				wg.Go(func() {
+					if err := p.Stop(15 * time.Second); err != nil {
+						mu.Lock()
+						errs = append(errs, fmt.Errorf("cluster %q %s: %w", name, comp, err))
+						mu.Unlock()
+					}
+				})
+			}
+		}
+		wg.Wait()
+	}
+	return errs
+}
+
 // Down stops every process the lab started, by pid, and removes its state.
 func (l *Lab) Down() error {
 	defer l.Close()
@@ -291,26 +328,7 @@ func (l *Lab) Down() error {
 }
 
 func (l *Lab) teardown() error {
-	var errs []error
-	// Reverse order: nodes' simulator and clients before the API server, etcd last.
-	for _, name := range l.state.Order {
-		cs := l.state.Clusters[name]
-		// Processes suites added (controllers, gateways) go first: they depend on the control plane.
-		for comp, p := range cs.Processes {
-			if !slices.Contains(Components, comp) {
-				if err := p.Stop(15 * time.Second); err != nil {
-					errs = append(errs, fmt.Errorf("cluster %q %s: %w", name, comp, err))
-				}
-			}
-		}
-		for i := len(Components) - 1; i >= 0; i-- {
-			if p := cs.Processes[Components[i]]; p != nil {
-				if err := p.Stop(15 * time.Second); err != nil {
-					errs = append(errs, fmt.Errorf("cluster %q %s: %w", name, Components[i], err))
-				}
-			}
-		}
-	}
+	errs := l.stopProcesses()
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}

@@ -34,6 +34,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -88,11 +89,17 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		*m.cluster, *m.client, err = framework.Member(theLab, name)
 		Expect(err).NotTo(HaveOccurred())
 	}
-	for c, id := range map[*lab.Cluster]framework.Identity{rome: romeID, genoa: genoaID, milan: milanID, naples: naplesID} {
-		Expect(framework.Install(ctx, root, c, id)).To(Succeed())
-	}
-	Expect(framework.PeerWithOffer(ctx, genoa, genoaID, milan, milanID, offerTo(milanOffer))).To(Succeed())
-	Expect(framework.PeerWithOffer(ctx, genoa, genoaID, naples, naplesID, offerTo(naplesOffer))).To(Succeed())
+	Expect(framework.InstallAll(ctx, root, map[*lab.Cluster]framework.Identity{rome: romeID, genoa: genoaID, milan: milanID, naples: naplesID})).To(Succeed())
+	// genoa's two providers together: each peering mostly waits for its
+	// identity to cross the store and its virtual node to turn Ready.
+	providers, pctx := errgroup.WithContext(ctx)
+	providers.Go(func() error {
+		return framework.PeerWithOffer(pctx, genoa, genoaID, milan, milanID, offerTo(milanOffer))
+	})
+	providers.Go(func() error {
+		return framework.PeerWithOffer(pctx, genoa, genoaID, naples, naplesID, offerTo(naplesOffer))
+	})
+	Expect(providers.Wait()).To(Succeed())
 	// `spillway generate offer rome --cluster genoa --broker --sharing-percentage 100`
 	hundred := int32(100)
 	Expect(framework.PeerWithOffer(ctx, rome, romeID, genoa, genoaID, manifests.Offer{Broker: true, SharingPercentage: &hundred})).To(Succeed())

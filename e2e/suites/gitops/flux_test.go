@@ -77,6 +77,10 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		var mu sync.Mutex
 		errs := make([]error, 2)
 		var wg sync.WaitGroup
+		wg.Go(func() {
+			defer GinkgoRecover()
+			syncCredentialsOnceStored(ctx)
+		})
 		for i, c := range []*lab.Cluster{rome, milan} {
 			readyAt[c.Name] = map[string]time.Duration{}
 			wg.Go(func() {
@@ -301,6 +305,7 @@ var _ = Describe("the fleet on real Flux and External Secrets", Ordered, func() 
 		Expect(err).NotTo(HaveOccurred())
 		syncFlux(ctx, milan, sha)
 		milanBack := time.Now()
+		syncCredentialsOnceStored(ctx)
 		for _, c := range []*lab.Cluster{milan, rome} {
 			Expect(framework.WaitKustomizationsReady(ctx, c, framework.FleetKustomizations, nil)).To(Succeed())
 			GinkgoWriter.Printf("%s: every Kustomization Ready %s after milan's config came back\n", c.Name, time.Since(milanBack).Round(100*time.Millisecond))

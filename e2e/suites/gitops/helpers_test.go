@@ -22,6 +22,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/fluxcd/pkg/ssa"
 	. "github.com/onsi/ginkgo/v2"
@@ -29,14 +30,41 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 	"github.com/spillway-dev/spillway/policies"
 )
+
+// syncCredentialsOnceStored waits until milan's PushSecret has put every
+// property of rome's identity in the store, then asks External Secrets to
+// sync rome's ExternalSecret now, as `kubectl annotate externalsecret
+// milan-credentials force-sync=$(date +%s)` would. Unattended, an
+// ExternalSecret that found no key is retried on External Secrets' failure
+// backoff (1 s doubling up to 7 min; no flag or field sets it), so rome's
+// config turned Ready about a minute after the key was there: 1m31s after
+// the push against milan's 31 s, and 1m8s after milan's config came back in
+// the reverse-order spec. What these specs check is Spillway's order and the
+// identity's path through the store, not that backoff; External Secrets
+// still carries the identity alone.
+func syncCredentialsOnceStored(ctx context.Context) {
+	Eventually(func(g Gomega) {
+		stored := &corev1.Secret{}
+		g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: framework.StoreNamespace, Name: storeKey}, stored)).To(Succeed())
+		for _, property := range sharingv1alpha1.IdentityKeys() {
+			g.Expect(stored.Data).To(HaveKey(property), "the store's key %s", storeKey)
+		}
+		es := &unstructured.Unstructured{}
+		es.SetGroupVersionKind(schema.GroupVersionKind{Group: "external-secrets.io", Version: "v1", Kind: "ExternalSecret"})
+		g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: "liqo", Name: credentials}, es)).To(Succeed())
+		g.Expect(framework.ForceSync(ctx, romeC, es)).To(Succeed())
+	}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+}
 
 func meta(namespace, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: namespace, Name: name}

@@ -29,6 +29,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spillway-dev/spillway/e2e/framework"
@@ -64,12 +65,17 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	naples, naplesC, err = framework.Member(theLab, "naples")
 	Expect(err).NotTo(HaveOccurred())
-	for c, id := range map[*lab.Cluster]framework.Identity{venice: veniceID, florence: florenceID, naples: naplesID} {
-		Expect(framework.Install(ctx, root, c, id)).To(Succeed())
-	}
-	// The lab's stand-in for External Secrets carries each identity Secret.
-	Expect(framework.Peer(ctx, venice, veniceID, florence, florenceID, map[string]string{"topology.liqo.io/region": "center"})).To(Succeed())
-	Expect(framework.Peer(ctx, venice, veniceID, naples, naplesID, map[string]string{"topology.liqo.io/region": "south"})).To(Succeed())
+	Expect(framework.InstallAll(ctx, root, map[*lab.Cluster]framework.Identity{venice: veniceID, florence: florenceID, naples: naplesID})).To(Succeed())
+	// The two peerings together: each mostly waits for its identity to cross
+	// the store and its virtual node to turn Ready.
+	peers, pctx := errgroup.WithContext(ctx)
+	peers.Go(func() error {
+		return framework.Peer(pctx, venice, veniceID, florence, florenceID, map[string]string{"topology.liqo.io/region": "center"})
+	})
+	peers.Go(func() error {
+		return framework.Peer(pctx, venice, veniceID, naples, naplesID, map[string]string{"topology.liqo.io/region": "south"})
+	})
+	Expect(peers.Wait()).To(Succeed())
 }, NodeTimeout(10*time.Minute))
 
 var _ = AfterSuite(func() {
