@@ -131,6 +131,13 @@ func offload(ctx context.Context, ns string, strategy offloadingv1alpha1.PodOffl
 		g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "offloading"}, no)).To(Succeed())
 		g.Expect(no.Status.OffloadingPhase).To(Equal(offloadingv1alpha1.ReadyOffloadingPhase))
 	}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+	// A pod created directly (not by a controller) is refused until the
+	// controller-manager has made the namespace's default ServiceAccount,
+	// which it does asynchronously, later still right after an earlier
+	// spec's API server outage (its informers back off).
+	Eventually(func() error {
+		return romeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})
+	}).WithContext(ctx).WithTimeout(90 * time.Second).Should(Succeed())
 }
 
 // deployment is a Deployment of nginx pods bound for the virtual node; the
