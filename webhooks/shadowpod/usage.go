@@ -19,6 +19,7 @@ package shadowpod
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -136,7 +137,7 @@ func (u *Usage) Sum(namespaces []string, except string) corev1.ResourceList {
 			policies.AddRequests(used, ns.total)
 		}
 	}
-	if name, ok := u.namespaceOf[except]; ok && containsString(namespaces, name) {
+	if name, ok := u.namespaceOf[except]; ok && slices.Contains(namespaces, name) {
 		for res, q := range u.namespaces[name].parts[except] {
 			left := used[res]
 			left.Sub(q)
@@ -152,15 +153,6 @@ func (u *Usage) Seen(key string) bool {
 	defer u.mu.RUnlock()
 	_, ok := u.namespaceOf[key]
 	return ok
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ready starts following the ShadowPod informer at the first call and
