@@ -59,7 +59,19 @@ func (s *podUsageSource) Start(ctx context.Context, q workqueue.TypedRateLimitin
 			q.AddAfter(req, usageDebounce)
 		}
 	}
-	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+	reg, err := inf.AddEventHandler(s.handler(ctx, enqueue))
+	if err != nil {
+		return fmt.Errorf("watching Pods to count what they hold of the nodes: %w", err)
+	}
+	s.mu.Lock()
+	s.registration = reg
+	s.mu.Unlock()
+	return nil
+}
+
+// handler counts each event, then enqueues what s.requests maps it to.
+func (s *podUsageSource) handler(ctx context.Context, enqueue func([]reconcile.Request)) toolscache.ResourceEventHandlerFuncs {
+	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if pod, key, ok := podAndKey(obj); ok {
 				enqueue(s.requests(ctx, s.usage.observe(key, pod), podOrigin(pod), true))
@@ -71,6 +83,7 @@ func (s *podUsageSource) Start(ctx context.Context, q workqueue.TypedRateLimitin
 			}
 		},
 		DeleteFunc: func(obj any) {
+			// A tombstone (a deletion the watch missed) still names the pod by key.
 			key, err := toolscache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 			if err != nil {
 				return
@@ -81,14 +94,7 @@ func (s *podUsageSource) Start(ctx context.Context, q workqueue.TypedRateLimitin
 			pod, _ := obj.(*corev1.Pod)
 			enqueue(s.requests(ctx, s.usage.forget(key), podOrigin(pod), true))
 		},
-	})
-	if err != nil {
-		return fmt.Errorf("watching Pods to count what they hold of the nodes: %w", err)
 	}
-	s.mu.Lock()
-	s.registration = reg
-	s.mu.Unlock()
-	return nil
 }
 
 // WaitForSync returns once the handler has seen the informer's first list.

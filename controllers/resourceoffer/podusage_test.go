@@ -22,13 +22,21 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
@@ -209,4 +217,83 @@ func TestAPercentageOfferPassListsNoPods(t *testing.T) {
 	got := e.publish(offer)
 	e.g.Expect(got.Status.Offered.Cpu().String()).To(Equal("5400m"), "90% of 8 - 2")
 	e.g.Expect(podLists).To(BeZero())
+}
+
+// recordingQueue records what AddAfter is given; nothing else is called.
+type recordingQueue struct {
+	workqueue.TypedRateLimitingInterface[reconcile.Request]
+	mu    sync.Mutex
+	added []string
+}
+
+func (q *recordingQueue) AddAfter(req reconcile.Request, d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.added = append(q.added, fmt.Sprintf("%s after %s", req.Name, d))
+}
+
+func (q *recordingQueue) take() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.added
+	q.added = nil
+	return out
+}
+
+// The source counts from the informer's events, wakes the offers a change
+// concerns after the debounce, and holds the workers until its first list.
+func TestPodUsageSourceCountsInformerEventsAndWakesTheOffersConcerned(t *testing.T) {
+	e := newEnv(t, newOffer("rome"), newOffer("paris"), newOffer("lisbon", withLimits(rl("cpu", "1"))))
+	g, ctx := e.g, context.Background()
+	inf := controllertest.NewFakeInformer()
+	informers := &informertest.FakeInformers{Scheme: testScheme(),
+		InformersByGVK: map[schema.GroupVersionKind]toolscache.SharedIndexInformer{corev1.SchemeGroupVersion.WithKind("Pod"): inf}}
+	src := &podUsageSource{informers: informers, usage: &e.r.usage, requests: e.r.offersForPodChange}
+	q := &recordingQueue{}
+	g.Expect(src.Start(ctx, q)).To(Succeed())
+
+	early, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	g.Expect(src.WaitForSync(early)).To(MatchError(ContainSubstring("did not load")), "no worker before the first list")
+
+	own := newPod("default", "web", "n1", rl("cpu", "1"), nil)
+	inf.Add(own)
+	inf.Synced()
+	g.Expect(src.WaitForSync(ctx)).To(Succeed())
+	g.Expect(q.take()).To(ConsistOf("rome after 3s", "paris after 3s"))
+
+	fromParis := newPod("liqo-demo-paris", "api", "", rl("cpu", "2"), map[string]string{sharingv1alpha1.OriginClusterIDLabel: "paris-id"})
+	inf.Add(fromParis)
+	g.Expect(q.take()).To(BeEmpty(), "unbound: it holds nothing yet")
+	bound := fromParis.DeepCopy()
+	bound.Spec.NodeName = "n1"
+	inf.Update(fromParis, bound)
+	g.Expect(q.take()).To(ConsistOf("rome after 3s"), "paris's offer leaves paris's pods out")
+	running := bound.DeepCopy()
+	running.Status.PodIP = "10.0.0.7"
+	inf.Update(bound, running)
+	g.Expect(q.take()).To(BeEmpty(), "status noise")
+	cpuOnN1 := func() string { q := e.r.usage.except("rome-id")["n1"].Requests[corev1.ResourceCPU]; return q.String() }
+	g.Expect(cpuOnN1()).To(Equal("3"))
+
+	inf.Delete(running)
+	g.Expect(q.take()).To(ConsistOf("rome after 3s"))
+	g.Expect(cpuOnN1()).To(Equal("1"))
+}
+
+func TestPodUsageSourceForgetsAPodDeletedWhileTheWatchWasDown(t *testing.T) {
+	e := newEnv(t, newOffer("rome"))
+	g := e.g
+	var woken []reconcile.Request
+	src := &podUsageSource{usage: &e.r.usage, requests: e.r.offersForPodChange}
+	h := src.handler(context.Background(), func(reqs []reconcile.Request) { woken = append(woken, reqs...) })
+	pod := newPod("default", "web", "n1", rl("cpu", "1"), nil)
+	h.OnAdd(pod, true)
+	g.Expect(e.r.usage.except("rome-id")).To(HaveKey("n1"))
+	woken = nil
+	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "default/web", Obj: pod})
+	g.Expect(e.r.usage.except("rome-id")).To(BeEmpty())
+	g.Expect(woken).To(HaveLen(1))
+	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "default/gone"})
+	g.Expect(woken).To(HaveLen(1), "a pod never counted changes nothing")
 }
