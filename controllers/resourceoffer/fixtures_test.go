@@ -33,6 +33,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/policies"
 )
 
 // This cluster, the provider, in every test.
@@ -131,8 +132,25 @@ func newEnv(t *testing.T, objs ...client.Object) *env {
 	s := testScheme()
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
 		WithStatusSubresource(&sharingv1alpha1.ResourceOffer{}, &virtualkubeletv1alpha1.ShadowPod{}).Build()
-	return &env{t: t, g: NewWithT(t), c: c, r: &ResourceOfferReconciler{Client: c, Scheme: s,
-		LocalClusterID: providerID, LocalClusterName: providerName, APIServerURL: apiServerURL, Namespace: "liqo"}}
+	r := &ResourceOfferReconciler{Client: c, Scheme: s,
+		LocalClusterID: providerID, LocalClusterName: providerName, APIServerURL: apiServerURL, Namespace: "liqo"}
+	// The pod informer's first list, which podUsageSource feeds in the manager.
+	for _, obj := range objs {
+		if pod, ok := obj.(*corev1.Pod); ok {
+			r.usage.observe(client.ObjectKeyFromObject(pod).String(), pod)
+		}
+	}
+	return &env{t: t, g: NewWithT(t), c: c, r: r}
+}
+
+// usedBy is what pods hold per node, consumerID's own left out, as a
+// reconciler's podUsage fed their events would give.
+func usedBy(pods []corev1.Pod, consumerID string) map[string]policies.NodeUsage {
+	var u podUsage
+	for i := range pods {
+		u.observe(client.ObjectKeyFromObject(&pods[i]).String(), &pods[i])
+	}
+	return u.except(consumerID)
 }
 
 func (e *env) reconcile(offer *sharingv1alpha1.ResourceOffer) (ctrl.Result, error) {

@@ -42,8 +42,9 @@ type computedOffer struct {
 	conflicts []policies.LabelConflict
 }
 
-// computeOffer reads nodes and pods only for a percentage offer: a fixed one
-// does not depend on them.
+// computeOffer reads nodes and the pods' usage only for a percentage offer:
+// a fixed one does not depend on them. The usage is a count kept from pod
+// events (podUsage), so a pass costs O(nodes), however many pods run.
 func (r *ResourceOfferReconciler) computeOffer(ctx context.Context, offer *sharingv1alpha1.ResourceOffer) (computedOffer, error) {
 	var c computedOffer
 	if offer.HasFixedLimits() {
@@ -54,11 +55,7 @@ func (r *ResourceOfferReconciler) computeOffer(ctx context.Context, offer *shari
 	if err := r.List(ctx, nodes); err != nil {
 		return c, fmt.Errorf("listing Nodes to size the offer: %w", err)
 	}
-	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods); err != nil {
-		return c, fmt.Errorf("listing Pods to size the offer: %w", err)
-	}
-	c.offered, c.zeroed = offeredResources(offer, nodes.Items, pods.Items)
+	c.offered, c.zeroed = offeredResources(offer, nodes.Items, r.usage.except(offer.Spec.ClusterID))
 	if offer.Spec.Broker {
 		c.resold = policies.ResellableNodes(nodes.Items, offer.Spec.ClusterID)
 		c.exposed, c.conflicts = policies.ExposedLabels(nodes.Items, offer.Spec.ClusterID, derivedLabelKeys(offer))
@@ -79,23 +76,18 @@ func derivedLabelKeys(offer *sharingv1alpha1.ResourceOffer) []string {
 }
 
 // offeredResources is the offer: spec.resources.limits verbatim, or the
-// effective percentage of free allocatable. The consumer's own offloaded pods
-// are not subtracted: its virtual node already accounts for them, and
-// subtracting them here too would shrink its capacity as it uses it.
-func offeredResources(offer *sharingv1alpha1.ResourceOffer, nodes []corev1.Node, pods []corev1.Pod) (corev1.ResourceList, []policies.RoundedToZero) {
+// effective percentage of free allocatable, less used: what the pods hold
+// per node, the consumer's own offloaded pods left out (podUsage.except).
+// Its virtual node already accounts for them, and subtracting them here too
+// would shrink its capacity as it uses it.
+func offeredResources(offer *sharingv1alpha1.ResourceOffer, nodes []corev1.Node, used map[string]policies.NodeUsage) (corev1.ResourceList, []policies.RoundedToZero) {
 	if offer.HasFixedLimits() {
 		return offer.Spec.Resources.Limits.DeepCopy(), nil
 	}
-	others := make([]corev1.Pod, 0, len(pods))
-	for i := range pods {
-		if pods[i].Labels[sharingv1alpha1.OriginClusterIDLabel] != offer.Spec.ClusterID {
-			others = append(others, pods[i])
-		}
-	}
 	if offer.Spec.Broker {
-		return policies.ScaleOffer(policies.ResellableFree(nodes, others, offer.Spec.ClusterID), offer.EffectiveSharingPercentage())
+		return policies.ScaleOffer(policies.ResellableFreeUsing(nodes, used, offer.Spec.ClusterID), offer.EffectiveSharingPercentage())
 	}
-	return policies.ScaleOffer(policies.FreeAllocatable(nodes, others), offer.EffectiveSharingPercentage())
+	return policies.ScaleOffer(policies.FreeAllocatableUsing(nodes, used), offer.EffectiveSharingPercentage())
 }
 
 // offeredLabels are the labels derived from a broker's providers

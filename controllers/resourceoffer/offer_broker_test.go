@@ -59,7 +59,7 @@ func TestBrokerOfferIsAShareOfItsProvidersOffers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
-			offered, _ := offeredResources(tc.offer, nodes, pods)
+			offered, _ := offeredResources(tc.offer, nodes, usedBy(pods, tc.offer.Spec.ClusterID))
 			g.Expect(offered.Cpu().String()).To(Equal(tc.cpu))
 		})
 	}

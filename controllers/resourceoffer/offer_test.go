@@ -52,7 +52,7 @@ func TestOfferedResources(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
-			offered, zeroed := offeredResources(tc.offer, nodes, pods)
+			offered, zeroed := offeredResources(tc.offer, nodes, usedBy(pods, tc.offer.Spec.ClusterID))
 			if tc.exactly != nil {
 				g.Expect(offered).To(Equal(tc.exactly))
 				g.Expect(zeroed).To(BeEmpty())

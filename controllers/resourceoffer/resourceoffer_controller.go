@@ -84,6 +84,10 @@ type ResourceOfferReconciler struct {
 	// Clock reads the time a withdrawal's grace period is measured against;
 	// time.Now when nil.
 	Clock func() time.Time
+
+	// usage is what the pods hold per node and origin, fed by the pod
+	// informer (podUsageSource) from SetupWithManager on.
+	usage podUsage
 }
 
 // The manager needs every verb it grants in the consumer Role (RBAC forbids

@@ -20,13 +20,13 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/fluxcd/pkg/runtime/predicates"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/util/workqueue"
-	resourcehelper "k8s.io/component-helpers/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,7 +57,7 @@ func (r *ResourceOfferReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&sharingv1alpha1.ResourceOffer{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicates.ReconcileRequestedPredicate{}))).
 		Watches(&corev1.Node{}, debounced(r.percentageOffers), builder.WithPredicates(nodeCapacityChanged)).
-		Watches(&corev1.Pod{}, debounced(r.offersForPod), builder.WithPredicates(podUsageChanged)).
+		WatchesRawSource(&podUsageSource{informers: mgr.GetCache(), usage: &r.usage, requests: r.offersForPodChange}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.offersForConsumerObject),
 			builder.WithPredicates(predicate.NewPredicateFuncs(hasConsumerLabel))).
 		// The consumer publishing its gateway parameters starts this side's gateway.
@@ -74,12 +74,21 @@ func (r *ResourceOfferReconciler) percentageOffers(ctx context.Context, _ client
 	return r.offerRequests(ctx, func(o *sharingv1alpha1.ResourceOffer) bool { return !o.HasFixedLimits() })
 }
 
-// offersForPod maps a pod to every percentage offer and, for a pod a consumer
-// offloaded, to that consumer's offers, whose deletion may be waiting on it.
-func (r *ResourceOfferReconciler) offersForPod(ctx context.Context, pod client.Object) []reconcile.Request {
-	origin := pod.GetLabels()[sharingv1alpha1.OriginClusterIDLabel]
+// offersForPodChange maps a pod event to the offers it concerns: the
+// percentage offers to consumers other than the origins whose usage it
+// changed (an offer leaves its own consumer's pods out, so a consumer's pods
+// arriving never resize its own offer), and, for a pod a consumer offloaded
+// that arrives or departs, that consumer's offers being deleted, which wait
+// for its pods to go.
+func (r *ResourceOfferReconciler) offersForPodChange(ctx context.Context, changed []string, origin string, arrivedOrDeparted bool) []reconcile.Request {
+	if len(changed) == 0 && (origin == "" || !arrivedOrDeparted) {
+		return nil
+	}
 	return r.offerRequests(ctx, func(o *sharingv1alpha1.ResourceOffer) bool {
-		return !o.HasFixedLimits() || (origin != "" && o.Spec.ClusterID == origin)
+		if !o.HasFixedLimits() && slices.ContainsFunc(changed, func(c string) bool { return c != o.Spec.ClusterID }) {
+			return true
+		}
+		return arrivedOrDeparted && origin != "" && o.Spec.ClusterID == origin && !o.DeletionTimestamp.IsZero()
 	})
 }
 
@@ -174,35 +183,4 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-// podUsageChanged passes pods that hold (or stop holding) node resources, and
-// pods a consumer offloaded, whose departure a deletion waits for.
-var podUsageChanged = predicate.Funcs{
-	CreateFunc: func(e event.CreateEvent) bool { return podMatters(e.Object) },
-	DeleteFunc: func(e event.DeleteEvent) bool { return podMatters(e.Object) },
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		oldPod, okOld := e.ObjectOld.(*corev1.Pod)
-		newPod, okNew := e.ObjectNew.(*corev1.Pod)
-		if !okOld || !okNew {
-			return false
-		}
-		return oldPod.Spec.NodeName != newPod.Spec.NodeName ||
-			podTerminal(oldPod) != podTerminal(newPod) ||
-			!equality.Semantic.DeepEqual(podRequests(oldPod), podRequests(newPod))
-	},
-	GenericFunc: func(event.GenericEvent) bool { return false },
-}
-
-func podMatters(obj client.Object) bool {
-	pod, ok := obj.(*corev1.Pod)
-	return ok && (pod.Spec.NodeName != "" || pod.Labels[sharingv1alpha1.OriginClusterIDLabel] != "")
-}
-
-func podTerminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-}
-
-func podRequests(p *corev1.Pod) corev1.ResourceList {
-	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 }

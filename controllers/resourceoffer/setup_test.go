@@ -19,11 +19,11 @@ package resourceoffer
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -46,10 +46,15 @@ func TestWatchesMapToTheRightOffers(t *testing.T) {
 	g, ctx := e.g, context.Background()
 
 	g.Expect(names(e.r.percentageOffers(ctx, newNode("n1", nil)))).To(ConsistOf("rome", "paris"))
-	g.Expect(names(e.r.offersForPod(ctx, newPod("default", "web", "n1", nil, nil)))).To(ConsistOf("rome", "paris"))
-	lisbonPod := newPod("default-lisbon", "web", "n1", nil, map[string]string{sharingv1alpha1.OriginClusterIDLabel: "lisbon-id"})
-	g.Expect(names(e.r.offersForPod(ctx, lisbonPod))).To(ConsistOf("rome", "paris", "lisbon"),
-		"a fixed offer's deletion may be waiting for this pod")
+	g.Expect(names(e.r.offersForPodChange(ctx, []string{""}, "", false))).To(ConsistOf("rome", "paris"))
+	g.Expect(names(e.r.offersForPodChange(ctx, []string{"lisbon-id"}, "lisbon-id", true))).To(ConsistOf("rome", "paris"),
+		"a live fixed offer depends on no pod")
+	g.Expect(names(e.r.offersForPodChange(ctx, []string{"rome-id"}, "rome-id", true))).To(ConsistOf("paris"),
+		"rome's offer leaves rome's pods out, so they never resize it")
+	g.Expect(names(e.r.offersForPodChange(ctx, []string{"rome-id", "paris-id"}, "paris-id", false))).To(ConsistOf("rome", "paris"),
+		"a pod moved from rome's count to paris's changes both offers")
+	g.Expect(e.r.offersForPodChange(ctx, nil, "", true)).To(BeEmpty(), "an unbound pod of the provider's holds nothing")
+	g.Expect(e.r.offersForPodChange(ctx, nil, "lisbon-id", false)).To(BeEmpty(), "a status update of a consumer's pod")
 
 	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "liqo-tenant-lisbon", Name: sharingv1alpha1.ConsumerTokenSecretName,
 		Labels: map[string]string{sharingv1alpha1.RemoteClusterIDLabel: "lisbon-id"}}}
@@ -92,28 +97,16 @@ func TestNodePredicateIgnoresHeartbeats(t *testing.T) {
 	}
 }
 
-func TestPodPredicatePassesUsageChangesOnly(t *testing.T) {
-	pending := newPod("default", "web", "", rl("cpu", "1"), nil)
-	bound := newPod("default", "web", "n1", rl("cpu", "1"), nil)
-	for _, tc := range []struct {
-		name     string
-		old, new client.Object
-		passes   bool
-	}{
-		{name: "scheduled", old: pending, new: bound, passes: true},
-		{name: "status noise", old: bound, new: func() *corev1.Pod { p := bound.DeepCopy(); p.Status.PodIP = "10.0.0.1"; return p }()},
-		{name: "completed", old: bound, new: func() *corev1.Pod { p := bound.DeepCopy(); p.Status.Phase = corev1.PodSucceeded; return p }(), passes: true},
-		{name: "resized", old: bound, new: newPod("default", "web", "n1", rl("cpu", "2"), nil), passes: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			NewWithT(t).Expect(podUsageChanged.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new})).To(Equal(tc.passes))
-		})
-	}
-	g := NewWithT(t)
-	g.Expect(podUsageChanged.Create(event.CreateEvent{Object: pending})).To(BeFalse(), "an unscheduled pod holds nothing")
-	g.Expect(podUsageChanged.Delete(event.DeleteEvent{Object: bound})).To(BeTrue())
-	offloaded := newPod("default-rome", "web", "", nil, map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"})
-	g.Expect(podUsageChanged.Delete(event.DeleteEvent{Object: offloaded})).To(BeTrue(), "a deletion may be waiting for it")
+func TestADepartingPodWakesItsConsumersOfferBeingDeleted(t *testing.T) {
+	withdrawing := newOffer("lisbon", withLimits(rl("cpu", "4")), func(o *sharingv1alpha1.ResourceOffer) {
+		o.Finalizers = []string{Finalizer}
+		o.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	})
+	e := newEnv(t, withdrawing, newOffer("rome"))
+	g, ctx := e.g, context.Background()
+	g.Expect(names(e.r.offersForPodChange(ctx, nil, "lisbon-id", true))).To(ConsistOf("lisbon"), "its deletion waits for this pod")
+	g.Expect(names(e.r.offersForPodChange(ctx, []string{"lisbon-id"}, "lisbon-id", true))).To(ConsistOf("lisbon", "rome"))
+	g.Expect(e.r.offersForPodChange(ctx, nil, "lisbon-id", false)).To(BeEmpty(), "an update is neither arrival nor departure")
 }
 
 func TestSetupRequiresTheProviderIdentity(t *testing.T) {
