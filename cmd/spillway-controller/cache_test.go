@@ -37,7 +37,7 @@ func eventFields(e *corev1.Event) fields.Set {
 		"involvedObject.name": e.InvolvedObject.Name, "involvedObject.uid": string(e.InvolvedObject.UID),
 		"involvedObject.apiVersion": e.InvolvedObject.APIVersion, "involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
 		"involvedObject.fieldPath": e.InvolvedObject.FieldPath,
-		"reason": e.Reason, "reportingComponent": e.ReportingController, "source": e.Source.Component, "type": e.Type,
+		"reason":                   e.Reason, "reportingComponent": e.ReportingController, "source": e.Source.Component, "type": e.Type,
 	}
 }
 
