@@ -32,12 +32,19 @@ import (
 // pkg/registry/core/event, ToSelectableFields).
 func eventFields(e *corev1.Event) fields.Set {
 	return fields.Set{
-		"metadata.name": e.Name, "metadata.namespace": e.Namespace,
-		"involvedObject.kind": e.InvolvedObject.Kind, "involvedObject.namespace": e.InvolvedObject.Namespace,
-		"involvedObject.name": e.InvolvedObject.Name, "involvedObject.uid": string(e.InvolvedObject.UID),
-		"involvedObject.apiVersion": e.InvolvedObject.APIVersion, "involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
-		"involvedObject.fieldPath": e.InvolvedObject.FieldPath,
-		"reason":                   e.Reason, "reportingComponent": e.ReportingController, "source": e.Source.Component, "type": e.Type,
+		"metadata.name":                  e.Name,
+		"metadata.namespace":             e.Namespace,
+		"involvedObject.kind":            e.InvolvedObject.Kind,
+		"involvedObject.namespace":       e.InvolvedObject.Namespace,
+		"involvedObject.name":            e.InvolvedObject.Name,
+		"involvedObject.uid":             string(e.InvolvedObject.UID),
+		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
+		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                         e.Reason,
+		"reportingComponent":             e.ReportingController,
+		"source":                         e.Source.Component,
+		"type":                           e.Type,
 	}
 }
 
