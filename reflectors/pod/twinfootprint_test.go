@@ -18,6 +18,7 @@ package pod
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -47,7 +48,7 @@ func watchedProviderPod() *corev1.Pod {
 
 func watchedTwins(t *testing.T, pods ...*corev1.Pod) *TwinWatcher {
 	t.Helper()
-	objs := make([]runtime.Object, 0, len(pods))
+	objs := make([]kruntime.Object, 0, len(pods))
 	for _, p := range pods {
 		objs = append(objs, p)
 	}
@@ -137,4 +138,43 @@ func TestTheConsumerSeesTheProvidersStatusFromASpeclessPod(t *testing.T) {
 		return append([]corev1.PodPhase(nil), phases...)
 	}).
 		WithTimeout(5 * time.Second).Should(ContainElement(corev1.PodSucceeded))
+}
+
+// BenchmarkTwinWatcherHeldPerPod measures what the TwinWatcher holds per
+// provider pod, decoded from protobuf as its informer decodes it, before
+// (managed fields stripped) and after remotePodFootprint: the heap held by
+// b.N pods after a GC, per pod (metric held-B/pod). The bench pod stands in
+// for the provider's pod, which is of about the same size.
+//
+//	go test -run '^$' -bench TwinWatcherHeldPerPod ./reflectors/pod/
+func BenchmarkTwinWatcherHeldPerPod(b *testing.B) {
+	raw, err := benchPod(b).Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		keep func(*corev1.Pod) any
+	}{
+		{"managed fields stripped", func(p *corev1.Pod) any { p.ManagedFields = nil; return p }},
+		{"remotePodFootprint", func(p *corev1.Pod) any { o, _ := remotePodFootprint(p); return o }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			held := make([]any, b.N)
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for i := range held {
+				p := &corev1.Pod{}
+				if err := p.Unmarshal(raw); err != nil {
+					b.Fatal(err)
+				}
+				held[i] = c.keep(p)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(held)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(b.N), "held-B/pod")
+		})
+	}
 }
