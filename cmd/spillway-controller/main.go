@@ -33,7 +33,6 @@ import (
 	"strconv"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -45,7 +44,6 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -62,7 +60,6 @@ import (
 	"github.com/spillway-dev/spillway/controllers/offloadedpod"
 	"github.com/spillway-dev/spillway/controllers/resourceoffer"
 	"github.com/spillway-dev/spillway/controllers/shadowpod"
-	"github.com/spillway-dev/spillway/controllers/storage"
 	"github.com/spillway-dev/spillway/controllers/tenantnamespace"
 	"github.com/spillway-dev/spillway/network"
 	"github.com/spillway-dev/spillway/network/fabric"
@@ -258,11 +255,7 @@ func (p process) generation(ctx context.Context) (*generation, error) {
 		webhookServer = trackedWebhookServer{Server: o.webhook.Server(), w: stop}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		// Nothing reads managed fields from the cache; without them a cached
-		// pod is markedly smaller, and the manager caches every pod.
-		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields(),
-			// The only Jobs the manager reads are VolumeMoves' copy Jobs.
-			ByObject: map[client.Object]cache.ByObject{&batchv1.Job{}: {Label: storage.VolumeMoveJobs}}},
+		Cache:         managerCacheOptions(),
 		WebhookServer: webhookServer,
 		Scheme:        newScheme(),
 		// Served by the process (run), across generations.

@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -51,13 +52,25 @@ const Name = "event"
 // consumer's own events.
 const ReportingController = "liqo.io/event-reflection"
 
+// CopiesSelector selects the copies this reflector writes, by the field the
+// API server indexes an Event's ReportingController under. The manager
+// caches only these Events: the reflector is the one reader of Events
+// through its cache, and it reads only its copies (write). A cache of every
+// Event of the consumer held two or more Events per offloaded pod (issue 17,
+// target 3). Copies written by earlier releases carry the same field, so
+// the filter loses none of them.
+func CopiesSelector() fields.Selector {
+	return fields.OneTermEqualSelector("reportingComponent", ReportingController)
+}
+
 // Reflector copies one provider's pod events into the consumer. It watches
 // events namespace by namespace, because the consumer's identity may read
 // them only in its twins.
 type Reflector struct {
 	Peer     reflection.Peer
 	Provider kubernetes.Interface
-	// Local reads the consumer's pods and NamespaceOffloadings, and writes
+	// Local reads the consumer's pods, NamespaceOffloadings and the copies
+	// (a cache of Events must hold those CopiesSelector selects), and writes
 	// the copies.
 	Local   client.Client
 	Watches reflection.Local

@@ -50,3 +50,27 @@ func withoutSpec(pod *corev1.Pod) *corev1.Pod {
 	pod.Status.DeepCopyInto(&out.Status)
 	return out
 }
+
+// remotePodFootprint is the TwinWatcher's transform: a provider's pod is kept
+// with its metadata and status, without managed fields or spec. What reads
+// the kept pods reads no more (issue 17, target 3): LocalStatus the status
+// and the recreations annotation, the adoption checks the local pod's UID
+// annotation, the views (localView) the name, labels and annotations, and
+// DeletePod and the resync whether the pod exists. The one reader of the
+// spec was localView's view of a pod the handler does not remember (after a
+// restart, until virtual-kubelet's first sync of it), which showed the
+// provider's spec: virtual-kubelet compared it with the local pod only to
+// decide on UpdatePod, which it calls anyway for such a view (its
+// annotations, the provider's, always differ from the local pod's).
+// The TwinWatcher held every provider pod whole, next to the manager's
+// cached local pod: two decoded pods per offloaded pod.
+//
+// The decoded pod is the informer's own, so it is trimmed in place; a
+// tombstone passes unchanged.
+func remotePodFootprint(obj any) (any, error) {
+	if p, ok := obj.(*corev1.Pod); ok {
+		p.ManagedFields = nil
+		p.Spec = corev1.PodSpec{}
+	}
+	return obj, nil
+}

@@ -421,7 +421,9 @@ func (h *Handler) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
 	})
 }
 
-// localView is the local pod (as last seen) with the provider's status.
+// localView is the local pod (as last seen) with the provider's status. A
+// pod the handler does not remember is shown with the provider's pod's
+// metadata and no spec: the TwinWatcher keeps none (remotePodFootprint).
 func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 	h.mu.Lock()
 	base := h.local[key(localNs, remotePod.Name)]
@@ -431,7 +433,6 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 		out = base.DeepCopy()
 	} else {
 		out.ObjectMeta = metav1.ObjectMeta{Name: remotePod.Name, Namespace: localNs, Labels: withoutOriginLabels(remotePod.Labels), Annotations: remotePod.Annotations}
-		out.Spec = remotePod.Spec
 	}
 	out.Status = LocalStatus(remotePod, h.Network, h.RemoteID, h.NodeIP, Recreations(remotePod))
 	if base != nil {

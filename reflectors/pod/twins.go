@@ -24,14 +24,14 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 )
 
 // TwinWatcher watches this consumer's pods in each twin namespace of one
 // provider: the consumer's identity may read pods only namespace by namespace,
-// so there is one informer per twin. Nothing here waits for a provider: a
+// so there is one informer per twin. It keeps their metadata and status, not
+// their spec (remotePodFootprint). Nothing here waits for a provider: a
 // twin's informer syncs in the background, and callers that must not act on
 // a partial view ask Synced.
 type TwinWatcher struct {
@@ -87,7 +87,7 @@ func (w *TwinWatcher) Watch(remoteNs, localNs string) {
 	f := informers.NewSharedInformerFactoryWithOptions(w.Provider, 0, informers.WithNamespace(remoteNs),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = sharingv1alpha1.OriginClusterIDLabel + "=" + w.LocalClusterID
-		}), informers.WithTransform(crcache.TransformStripManagedFields()))
+		}), informers.WithTransform(remotePodFootprint))
 	inf := f.Core().V1().Pods().Informer()
 	t := &twin{localNamespace: localNs, informer: inf, stop: make(chan struct{})}
 	w.twins[remoteNs], w.byLocal[localNs] = t, remoteNs

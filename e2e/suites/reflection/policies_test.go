@@ -68,6 +68,26 @@ var _ = Describe("seed scenario: offloading with policies", func() {
 			g.Expect(reflected).To(BeNumerically(">=", 3))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 
+		// A repeated event on naples updates its copy: the reflector reads its
+		// copies back through the manager's cache, which holds only them
+		// (a field selector): a cache missing them would leave the count at 1.
+		naplesPod := runningPods(ctx, Default, naplesC, ns, "web")[0]
+		backoff := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: naplesPod.Name + ".e2e-backoff"},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: naplesPod.Name, UID: naplesPod.UID},
+			Reason:         "BackOff", Message: "Back-off pulling image", Type: corev1.EventTypeWarning, Count: 1,
+			FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Source: corev1.EventSource{Component: "e2e"}}
+		Expect(naplesC.Create(ctx, backoff)).To(Succeed())
+		copyCount := func(g Gomega) int32 {
+			c := &corev1.Event{}
+			g.Expect(veniceC.Get(ctx, client.ObjectKeyFromObject(backoff), c)).To(Succeed())
+			g.Expect(c.ReportingController).To(Equal("liqo.io/event-reflection"))
+			return c.Count
+		}
+		Eventually(copyCount).WithContext(ctx).WithTimeout(30 * time.Second).Should(Equal(int32(1)))
+		backoff.Count, backoff.LastTimestamp = 4, metav1.NewTime(time.Now().Add(2*time.Second))
+		Expect(naplesC.Update(ctx, backoff)).To(Succeed())
+		Eventually(copyCount).WithContext(ctx).WithTimeout(30 * time.Second).Should(Equal(int32(4)))
+
 		// The pods' ServiceAccount token reaches naples, and venice's API server accepts it.
 		token := &corev1.Secret{}
 		Eventually(func() error {
