@@ -74,6 +74,9 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 		DeletePodsFromKubernetesRateLimiter:      boundedBackoff(),
 		DeletePodsFromKubernetesShouldRetryFunc:  retryForever,
 	})
+	if err == nil {
+		err = observeDeletions(pods, handler)
+	}
 	if err != nil {
 		broadcaster.Shutdown()
 		release()
@@ -92,6 +95,34 @@ func runPods(ctx context.Context, local kubernetes.Interface, nodeName string, h
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// DeletionObserver is a PodHandler that learns of every deletion of the
+// node's pods the informer delivers to virtual-kubelet, as virtual-kubelet
+// does, before its queue reaches them (see reflectors/pod LocalPodDeleted).
+type DeletionObserver interface {
+	LocalPodDeleted(pod *corev1.Pod)
+}
+
+// observeDeletions registers handler, when it is a DeletionObserver, for the
+// deletions virtual-kubelet's informer delivers. Like virtual-kubelet it
+// skips tombstones (deletions inferred from a relist), which it does not
+// hand to DeletePod.
+func observeDeletions(pods corev1informers.PodInformer, handler PodHandler) error {
+	o, ok := handler.(DeletionObserver)
+	if !ok {
+		return nil
+	}
+	_, err := pods.Informer().AddEventHandler(deletionHandler(o))
+	return err
+}
+
+func deletionHandler(o DeletionObserver) toolscache.ResourceEventHandlerFuncs {
+	return toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if pod, ok := obj.(*corev1.Pod); ok {
+			o.LocalPodDeleted(pod)
+		}
+	}}
 }
 
 // podsOfNode is the informer of the node's pods virtual-kubelet works

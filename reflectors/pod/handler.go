@@ -100,6 +100,12 @@ type Handler struct {
 	retrying map[string]*retry      // pods whose ShadowPod write failed, retried with backoff
 	deleting map[string]types.UID   // pods whose ShadowPod DeletePod deletes, by namespace/name
 
+	// deletedLocally: the deletions of the node's pods the informer
+	// delivered, by namespace/name (see LocalPodDeleted); lastDeletePod:
+	// when virtual-kubelet last called DeletePod.
+	deletedLocally map[string]localDeletion
+	lastDeletePod  time.Time
+
 	// ShadowPods (by UID) whose local pod the previous and the current resync
 	// pass found missing; only the resync's goroutine uses them.
 	orphansSeen, orphansNext map[types.UID]bool
@@ -287,6 +293,7 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	h.remember(pod)
 	h.clearPending(pod)
 	h.stopRetrying(pod)
+	h.noteDeletePod()
 	remoteNs, err := h.knownTwin(ctx, pod.Namespace)
 	if err != nil || remoteNs == "" {
 		return err

@@ -151,10 +151,10 @@ func TestCollectOrphansLeavesToDeletePodTheShadowPodsItIsDeleting(t *testing.T) 
 	h.Twins.Watch("demo-rome", "demo")
 	defer h.Twins.Stop()
 	g.Eventually(func() bool { return h.Twins.Synced("demo") }).WithTimeout(5 * time.Second).Should(BeTrue())
-	h.resync(context.Background(), localCache, localAPI.CoreV1())
+	h.resync(context.Background(), localCache, localAPI.CoreV1(), time.Second)
 	g.Expect(deletes).To(Equal(map[string]int{"terminating-unseen": 1}),
 		"DELETEs sent by the first pass: a ShadowPod whose local pod is missing waits for a second")
-	h.resync(context.Background(), localCache, localAPI.CoreV1())
+	h.resync(context.Background(), localCache, localAPI.CoreV1(), time.Second)
 
 	g.Expect(deletes).To(Equal(map[string]int{"terminating-unseen": 1, "gone-unseen": 1}), "DELETEs sent by the resync, by ShadowPod")
 	for _, n := range []string{"terminating-seen", "gone-seen"} {

@@ -47,13 +47,15 @@ const ReasonProviderPodLost = "ProviderPodLost"
 // live pods, and reports again remote statuses the local pods do not show
 // (a status lost in an outage). A twin is skipped while its mapping is
 // unknown, its watch not synced or the provider does not answer; a pod counts
-// as gone only when the cache misses it and the local API server confirms: a
-// broken peer or consumer never deletes remote workloads by mistake.
+// as gone only when the cache misses it and either the watch delivered the
+// deletion of that very pod (UID, see LocalPodDeleted) or the local API server
+// confirms: a broken peer or consumer never deletes remote workloads by
+// mistake.
 func (h *Handler) CollectOrphans(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		h.resync(ctx, cache, local)
+		h.resync(ctx, cache, local, interval)
 		select {
 		case <-ctx.Done():
 			return
@@ -62,14 +64,18 @@ func (h *Handler) CollectOrphans(ctx context.Context, cache client.Reader, local
 	}
 }
 
-func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1client.PodsGetter) {
-	// ShadowPods whose local pod is missing are deleted only when a second
-	// pass finds them still there: virtual-kubelet calls DeletePod for a pod
-	// deleted at once (grace 0) soon after, and a resync deleting the same
-	// ShadowPod in between sent a second DELETE (issue 17 counted 0.17 per pod
-	// in a batch deletion, with as many reads of the local API server). An
-	// orphan is collected one interval later; nothing else waits.
+func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, interval time.Duration) {
+	// A ShadowPod whose local pod is missing is left to DeletePod while
+	// virtual-kubelet works through the deletions the informer delivered
+	// (see orphanDecision). One whose pod's deletion was not seen (a restart,
+	// a missed event) is deleted only when a second pass finds it still there
+	// and the local API server confirms: virtual-kubelet calls DeletePod for
+	// a pod deleted at once (grace 0) soon after, and a resync deleting the
+	// same ShadowPod in between sent a second DELETE (issue 17 counted 0.17
+	// per pod in a batch deletion, with as many reads of the local API
+	// server). Such an orphan is collected one interval later.
 	h.orphansSeen, h.orphansNext = h.orphansNext, map[types.UID]bool{}
+	h.pruneDeletions(time.Now(), interval)
 	if twins, err := OffloadedTwins(ctx, cache, h.ClusterName, h.RemoteID); err == nil {
 		for localNs, remoteNs := range twins {
 			h.Twins.Watch(remoteNs, localNs)
@@ -80,7 +86,7 @@ func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1c
 		if !h.Twins.Synced(localNs) {
 			continue
 		}
-		if err := h.resyncTwin(ctx, cache, local, localNs, remoteNs); err != nil && ctx.Err() == nil {
+		if err := h.resyncTwin(ctx, cache, local, localNs, remoteNs, interval); err != nil && ctx.Err() == nil {
 			ctrl.Log.WithName("virtualnode").V(1).Info("resync of a twin skipped", "namespace", localNs, "provider", h.ClusterName, "error", err.Error())
 		}
 	}
@@ -89,7 +95,7 @@ func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1c
 // resyncTwin settles one twin. The local pods are read before the
 // ShadowPods: a pod the cache shows started had its ShadowPod written
 // before, so the list that follows holds it unless it was deleted.
-func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, localNs, remoteNs string) error {
+func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, localNs, remoteNs string, interval time.Duration) error {
 	// Every pass reads every offloaded pod of the twin on both sides, so
 	// neither read copies more than the verdicts use (issue 17: at 10,000
 	// pods these snapshots were 46 MB of the manager's heap, every 10 s).
@@ -123,15 +129,8 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 				h.deleteOrphan(ctx, sp, localNs)
 			}
 		case confirmGone:
-			if h.deleteSent(localNs, sp) {
-				continue
-			}
-			if !h.orphansSeen[sp.UID] {
-				h.orphansNext[sp.UID] = true
-				continue
-			}
-			if _, err := local.Pods(localNs).Get(ctx, sp.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-				h.deleteOrphan(ctx, sp, localNs)
+			if !h.deleteSent(localNs, sp) {
+				h.collectOrphan(ctx, local, sp, localNs, interval)
 			}
 		case rewrite:
 			h.resyncPod(ctx, local, byName[sp.Name])
@@ -195,6 +194,7 @@ func (h *Handler) markDeleting(pod *corev1.Pod) {
 		h.deleting = map[string]types.UID{}
 	}
 	h.deleting[key(pod.Namespace, pod.Name)] = pod.UID
+	h.noteDeleteSentLocked(pod)
 }
 
 // deleteSent reports whether DeletePod has sent, or is sending, the DELETE of
@@ -213,10 +213,36 @@ func (h *Handler) deleteSent(localNs string, sp *metav1.PartialObjectMetadata) b
 	return ok && recorded != "" && string(uid) == recorded
 }
 
-func (h *Handler) deleteOrphan(ctx context.Context, sp *metav1.PartialObjectMetadata, localNs string) {
-	if err := h.Remote.Delete(ctx, sp, client.Preconditions{UID: &sp.UID}); client.IgnoreNotFound(err) == nil {
-		ctrl.Log.WithName("virtualnode").Info("deleted the ShadowPod of a pod gone locally", "pod", key(localNs, sp.Name), "provider", h.ClusterName)
+// collectOrphan settles a ShadowPod whose local pod the cache misses and
+// whose DELETE DeletePod has not sent (see orphanDecision). The time is read
+// per ShadowPod: a pass over thousands of them lasts long enough for
+// DeletePod to catch up meanwhile.
+func (h *Handler) collectOrphan(ctx context.Context, local corev1client.PodsGetter, sp *metav1.PartialObjectMetadata, localNs string, interval time.Duration) {
+	switch h.orphanActionFor(localNs, sp, time.Now(), interval) {
+	case leaveToDeletePod:
+		return
+	case deleteWatchedOrphan:
+		if h.deleteOrphan(ctx, sp, localNs) {
+			h.forgetDeletion(localNs, sp.Name)
+		}
+		return
 	}
+	if !h.orphansSeen[sp.UID] {
+		h.orphansNext[sp.UID] = true
+		return
+	}
+	if _, err := local.Pods(localNs).Get(ctx, sp.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		h.deleteOrphan(ctx, sp, localNs)
+	}
+}
+
+// deleteOrphan deletes sp and reports whether it is gone.
+func (h *Handler) deleteOrphan(ctx context.Context, sp *metav1.PartialObjectMetadata, localNs string) bool {
+	if err := h.Remote.Delete(ctx, sp, client.Preconditions{UID: &sp.UID}); client.IgnoreNotFound(err) != nil {
+		return false
+	}
+	ctrl.Log.WithName("virtualnode").Info("deleted the ShadowPod of a pod gone locally", "pod", key(localNs, sp.Name), "provider", h.ClusterName)
+	return true
 }
 
 // resyncPod brings a live pod's ShadowPod in line (a stale one replaced) and
