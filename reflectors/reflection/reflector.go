@@ -65,6 +65,8 @@ type Reflector struct {
 
 	mu        sync.Mutex
 	reflected map[types.NamespacedName]bool
+	// copies serves the reads of the copies on the provider (nil: none).
+	copies *copyWatch
 }
 
 type registration struct {
@@ -82,6 +84,7 @@ type registration struct {
 // say how a peer's reflection goes, and go with the peer.
 func New(kind Kind, peer Peer, local Local, opts Options) *Reflector {
 	return &Reflector{kind: kind, peer: peer, local: local, opts: opts, reflected: map[types.NamespacedName]bool{},
+		copies: newCopyWatch(&kind, &peer),
 		queue: workqueue.NewTypedRateLimitingQueue(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](50*time.Millisecond, 30*time.Second))}
 }
@@ -135,6 +138,7 @@ func (r *Reflector) Stop() {
 	r.cancel()
 	r.queue.ShutDown()
 	r.wg.Wait()
+	r.copies.stop()
 	itemCounter.DeleteLabelValues(r.kind.Name, r.peer.RemoteClusterID)
 }
 
@@ -183,12 +187,14 @@ func (r *Reflector) enqueueNamespace(ctx context.Context, namespace string) erro
 	if err := eachName(locals, names); err != nil {
 		return err
 	}
-	copies := r.kind.NewList()
-	if err := r.peer.Remote.List(ctx, copies, client.InNamespace(remoteNs), client.MatchingLabels(copyLabelsOnly(&r.peer))); err != nil {
-		return fmt.Errorf("listing %s copies in %s on %s: %w", r.kind.Name, remoteNs, r.peer.RemoteClusterName, err)
-	}
-	if err := eachName(copies, names); err != nil {
-		return err
+	if !r.copies.names(namespace, remoteNs, names) {
+		copies := r.kind.NewList()
+		if err := r.peer.Remote.List(ctx, copies, client.InNamespace(remoteNs), client.MatchingLabels(copyLabelsOnly(&r.peer))); err != nil {
+			return fmt.Errorf("listing %s copies in %s on %s: %w", r.kind.Name, remoteNs, r.peer.RemoteClusterName, err)
+		}
+		if err := eachName(copies, names); err != nil {
+			return err
+		}
 	}
 	for name := range names {
 		r.queue.Add(types.NamespacedName{Namespace: namespace, Name: name})

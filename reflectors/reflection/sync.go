@@ -45,16 +45,29 @@ func (r *Reflector) sync(ctx context.Context, key types.NamespacedName) error {
 	if err != nil {
 		// Not offloaded to this peer: the twin, if any, is removed with
 		// its copies by unoffloading.
+		r.copies.forget(key.Namespace)
 		r.setReflected(key, false)
 		return nil
 	}
+	r.copies.watch(key.Namespace, remoteNs)
+	err = r.syncTo(ctx, key, remoteNs, true)
+	if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) {
+		// The watch was behind the provider (or the name is taken by an
+		// object that is not a copy, which the watch never holds): ask it.
+		err = r.syncTo(ctx, key, remoteNs, false)
+	}
+	return err
+}
+
+// syncTo is sync against the copy read from the watch of the copies when
+// fromWatch and the watch can tell, else from the provider.
+func (r *Reflector) syncTo(ctx context.Context, key types.NamespacedName, remoteNs string, fromWatch bool) error {
 	desired, err := r.desired(ctx, key, remoteNs)
 	if err != nil {
 		return err
 	}
-	existing := r.kind.New()
 	remoteKey := types.NamespacedName{Namespace: remoteNs, Name: key.Name}
-	err = r.peer.Remote.Get(ctx, remoteKey, existing)
+	existing, err := r.readCopy(ctx, key.Namespace, remoteKey, fromWatch)
 	switch {
 	case apierrors.IsNotFound(err):
 		if desired == nil {
@@ -86,6 +99,23 @@ func (r *Reflector) sync(ctx context.Context, key types.NamespacedName) error {
 	}
 	r.setReflected(key, true)
 	return nil
+}
+
+// readCopy returns the provider's object named remoteKey: from the watch of
+// the copies when fromWatch and it has listed the twin, else from the
+// provider. A NotFound from the watch means no copy there; an object that is
+// not a copy is found only by asking the provider.
+func (r *Reflector) readCopy(ctx context.Context, localNs string, remoteKey types.NamespacedName, fromWatch bool) (client.Object, error) {
+	if fromWatch {
+		if obj, found, known := r.copies.get(localNs, remoteKey.Namespace, remoteKey.Name); known {
+			if !found {
+				return nil, apierrors.NewNotFound(r.copies.resource.GroupResource(), remoteKey.Name)
+			}
+			return obj, nil
+		}
+	}
+	existing := r.kind.New()
+	return existing, r.peer.Remote.Get(ctx, remoteKey, existing)
 }
 
 // desired is the copy the local object calls for, nil when there must be none.

@@ -48,8 +48,17 @@ type RequestKey struct {
 // ByCode are the resources whose requests are counted per response code: a
 // status write the API server refused (409 Conflict, retried by
 // virtual-kubelet; 404 on a pod already deleted) counts as a write like one
-// it took, and only the code tells them apart (issue 17, lever 3).
+// it took, and only the code tells them apart (issue 17, lever 3). Every
+// DELETE is counted per code too: kwok, finishing a pod as a kubelet would,
+// deletes pods already gone (404) on both paths, and only the code tells
+// those from deletes that removed something.
 var ByCode = []string{"pods/status"}
+
+// byCode reports whether a request of this verb and resource is counted per
+// response code.
+func byCode(verb, resource string) bool {
+	return verb == "DELETE" || slices.Contains(ByCode, resource)
+}
 
 // String is the key as the traffic table prints it.
 func (k RequestKey) String() string {
@@ -102,8 +111,8 @@ func (r Requests) Writes(skip ...string) float64 {
 var TimeDriven = []string{"leases.coordination.k8s.io"}
 
 // ParseAPIServerRequests reads apiserver_request_total from an API server's
-// /metrics, summing over scopes, versions and, but for ByCode's resources,
-// response codes.
+// /metrics, summing over scopes, versions and, but for DELETEs and ByCode's
+// resources, response codes.
 func ParseAPIServerRequests(r io.Reader) (Requests, error) {
 	out := Requests{}
 	err := eachCounter(r, "apiserver_request_total", func(l map[string]string, v float64) {
@@ -118,7 +127,7 @@ func ParseAPIServerRequests(r io.Reader) (Requests, error) {
 			res += "/" + s
 		}
 		k := RequestKey{Verb: l["verb"], Resource: res}
-		if slices.Contains(ByCode, res) {
+		if byCode(k.Verb, res) {
 			k.Code = l["code"]
 		}
 		out[k] += v

@@ -30,6 +30,8 @@ apiserver_request_total{code="200",component="apiserver",dry_run="",group="",res
 apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"} 2
 apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"} 1
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="PUT",version="v1alpha1"} 3
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="DELETE",version="v1"} 6
+apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="DELETE",version="v1"} 4
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 50
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 4
 apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/healthz",verb="GET",version=""} 99
@@ -48,6 +50,8 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 		// pods/status by code: a refused status write counts like one taken.
 		{"PUT", "pods/status", "200"}: 5, {"PUT", "pods/status", "409"}: 2, {"PUT", "pods/status", "404"}: 1,
 		{"PUT", "leases.coordination.k8s.io", ""}: 50, {"LIST", "pods", ""}: 4,
+		// every DELETE by code: kwok's deletes of pods already gone are 404s.
+		{"DELETE", "pods", "200"}: 6, {"DELETE", "pods", "404"}: 4,
 	}
 	if len(r) != len(want) {
 		t.Fatalf("got %v, want %v", r, want)
@@ -57,11 +61,11 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 			t.Errorf("%v: got %v, want %v", k, r[k], v)
 		}
 	}
-	if got := r.Writes(TimeDriven...); got != 30 {
-		t.Errorf("writes without leases: %v, want 30 (12 creates, 7 status patches, 8 status puts whatever their code, 3 ShadowPod updates)", got)
+	if got := r.Writes(TimeDriven...); got != 40 {
+		t.Errorf("writes without leases: %v, want 40 (12 creates, 7 status patches, 8 status puts and 10 deletes whatever their code, 3 ShadowPod updates)", got)
 	}
-	if got := r.Writes(); got != 80 {
-		t.Errorf("all writes: %v, want 80", got)
+	if got := r.Writes(); got != 90 {
+		t.Errorf("all writes: %v, want 90", got)
 	}
 }
 
