@@ -44,7 +44,13 @@ import (
 // so there is one informer per twin, selected by the copy labels: objects
 // Spillway did not make are never held, and a sync that finds nothing here
 // and then cannot create (the name is taken) asks the provider as before.
-// The watch only serves reads; when and what is written is unchanged.
+// The watch serves the reads that lead to a create or an update, both of
+// which the API server refuses if the watch was behind (the name is taken;
+// the resourceVersion moved on), and the sync then asks the provider. A
+// deletion is decided on the provider's answer: a copy created a moment ago
+// may not be in the watch yet, and nothing would ever delete it.
+// There is a watch per twin and kind for as long as the namespace is
+// offloaded to the peer: one LIST and one WATCH on the provider each.
 type copyWatch struct {
 	provider kubernetes.Interface
 	resource schema.GroupVersionResource
@@ -92,6 +98,7 @@ func (w *copyWatch) watch(localNs, remoteNs string) {
 			return
 		}
 		close(t.stop)
+		delete(w.twins, localNs)
 	}
 	if w.twins == nil {
 		w.twins = map[string]*copyTwin{}
@@ -119,6 +126,21 @@ func (w *copyWatch) forget(localNs string) {
 	if t, ok := w.twins[localNs]; ok {
 		close(t.stop)
 		delete(w.twins, localNs)
+	}
+}
+
+// retain stops watching the twins of local namespaces not in offloaded.
+func (w *copyWatch) retain(offloaded map[string]bool) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for ns, t := range w.twins {
+		if !offloaded[ns] {
+			close(t.stop)
+			delete(w.twins, ns)
+		}
 	}
 }
 

@@ -25,8 +25,11 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	kfake "k8s.io/client-go/kubernetes/fake"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -131,4 +134,45 @@ func (f *watchedFixture) localVersion(g Gomega) string {
 	cur := &corev1.ConfigMap{}
 	g.Expect(f.local.Get(context.Background(), key("offloaded"), cur)).To(Succeed())
 	return cur.ResourceVersion
+}
+
+func TestSyncDeletesACopyTheWatchHasNotSeenYet(t *testing.T) {
+	g := NewWithT(t)
+	f := newWatchedFixture(t, []client.Object{cm("offloaded", "other", "v1")})
+	f.synced(t)
+	g.Expect(f.local.Create(context.Background(), cm("offloaded", "app", "v1"))).To(Succeed())
+	g.Expect(f.r.sync(context.Background(), key("offloaded"))).To(Succeed())
+	// The watch (a separate store here) never sees the copy just created:
+	// the deletion must not take its word that there is nothing to delete.
+	g.Expect(f.local.Delete(context.Background(), cm("offloaded", "app", ""))).To(Succeed())
+	g.Expect(f.r.sync(context.Background(), key("offloaded"))).To(Succeed())
+	err := f.remote.Get(context.Background(), types.NamespacedName{Namespace: "offloaded-rome", Name: "app"}, &corev1.ConfigMap{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the copy is still on the provider: %v", err)
+}
+
+func TestSyncRecreatesACopyDeletedOnTheProviderThatTheWatchStillHolds(t *testing.T) {
+	g := NewWithT(t)
+	f := newWatchedFixture(t, []client.Object{cm("offloaded", "app", "v2")}, cm("offloaded-rome", "app", "v1", copyOf))
+	g.Eventually(func() bool {
+		f.r.copies.watch("offloaded", "offloaded-rome")
+		return f.r.copies.synced("offloaded", "offloaded-rome") != nil
+	}, 5*time.Second, 10*time.Millisecond).To(BeTrue())
+	g.Expect(f.remote.Delete(context.Background(), cm("offloaded-rome", "app", ""))).To(Succeed())
+	g.Expect(f.r.sync(context.Background(), key("offloaded"))).To(Succeed())
+	g.Expect(f.remoteCopy(g).Data).To(HaveKeyWithValue("k", "v2"))
+}
+
+func TestTheWatchOfAnUnoffloadedNamespaceStops(t *testing.T) {
+	g := NewWithT(t)
+	f := newWatchedFixture(t, nil)
+	f.r.copies.watch("offloaded", "offloaded-rome")
+	f.r.copies.watch("gone", "gone-rome")
+	f.r.copies.watch("deleted", "deleted-rome")
+	f.r.copies.retain(map[string]bool{"offloaded": true, "deleted": true})
+	f.r.forgetNamespaceOf(toolscache.DeletedFinalStateUnknown{Obj: cm("deleted", "offloading", "")})
+	g.Expect(f.r.copies.twins).To(HaveLen(1))
+	g.Expect(f.r.copies.twins).To(HaveKey("offloaded"))
+	// A twin renamed replaces its watch.
+	f.r.copies.watch("offloaded", "offloaded-rome-2")
+	g.Expect(f.r.copies.twins["offloaded"].remoteNs).To(Equal("offloaded-rome-2"))
 }

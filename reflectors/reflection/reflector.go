@@ -113,6 +113,8 @@ func (r *Reflector) Start(ctx context.Context) error {
 	offloadings, err := r.watch(ctx, &offloadingv1alpha1.NamespaceOffloading{}, toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { r.enqueueNamespaceOf(ctx, o) },
 		UpdateFunc: func(_, o any) { r.enqueueNamespaceOf(ctx, o) },
+		// Unoffloaded: its copies go with the twin, and so does their watch.
+		DeleteFunc: r.forgetNamespaceOf,
 	})
 	if err != nil {
 		return err
@@ -163,6 +165,15 @@ func (r *Reflector) enqueueObject(o any) {
 	}
 }
 
+func (r *Reflector) forgetNamespaceOf(o any) {
+	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		o = d.Obj
+	}
+	if obj, ok := o.(client.Object); ok {
+		r.copies.forget(obj.GetNamespace())
+	}
+}
+
 func (r *Reflector) enqueueNamespaceOf(ctx context.Context, o any) {
 	if obj, ok := o.(client.Object); ok {
 		if err := r.enqueueNamespace(ctx, obj.GetNamespace()); err != nil {
@@ -177,6 +188,7 @@ func (r *Reflector) enqueueNamespaceOf(ctx context.Context, o any) {
 func (r *Reflector) enqueueNamespace(ctx context.Context, namespace string) error {
 	remoteNs, err := r.peer.Namespaces(ctx, namespace)
 	if err != nil {
+		r.copies.forget(namespace)
 		return nil // not offloaded to this peer: nothing to reflect
 	}
 	names := map[string]bool{}
@@ -215,9 +227,13 @@ func (r *Reflector) resyncLoop(ctx context.Context) {
 		if err := r.local.List(ctx, list); err != nil {
 			continue
 		}
+		offloaded := map[string]bool{}
 		for i := range list.Items {
+			offloaded[list.Items[i].Namespace] = true
 			r.enqueueNamespaceOf(ctx, &list.Items[i])
 		}
+		// A deletion the watch missed still ends the watch of its copies.
+		r.copies.retain(offloaded)
 	}
 }
 

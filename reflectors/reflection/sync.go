@@ -51,9 +51,10 @@ func (r *Reflector) sync(ctx context.Context, key types.NamespacedName) error {
 	}
 	r.copies.watch(key.Namespace, remoteNs)
 	err = r.syncTo(ctx, key, remoteNs, true)
-	if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) {
-		// The watch was behind the provider (or the name is taken by an
-		// object that is not a copy, which the watch never holds): ask it.
+	if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		// The watch was behind the provider (a copy created, changed or
+		// deleted there since; or the name is taken by an object that is
+		// not a copy, which the watch never holds): ask it.
 		err = r.syncTo(ctx, key, remoteNs, false)
 	}
 	return err
@@ -67,7 +68,10 @@ func (r *Reflector) syncTo(ctx context.Context, key types.NamespacedName, remote
 		return err
 	}
 	remoteKey := types.NamespacedName{Namespace: remoteNs, Name: key.Name}
-	existing, err := r.readCopy(ctx, key.Namespace, remoteKey, fromWatch)
+	// Only a write's read comes from the watch: a write from a stale view is
+	// refused, while a copy to delete that the watch has not seen yet would
+	// be left behind.
+	existing, err := r.readCopy(ctx, key.Namespace, remoteKey, fromWatch && desired != nil)
 	switch {
 	case apierrors.IsNotFound(err):
 		if desired == nil {

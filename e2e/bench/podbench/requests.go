@@ -39,8 +39,8 @@ import (
 // RequestKey is one kind of API request: the verb as the API server counts
 // it (POST, PUT, PATCH, DELETE, GET, LIST, WATCH...) and the resource, "pods/status" for a
 // subresource and "shadowpods.virtualkubelet.liqo.io" outside the core group.
-// Code is the response's HTTP code for the resources in ByCode, empty for
-// the others (summed over codes).
+// Code is the response's HTTP code for DELETEs and the resources in ByCode,
+// empty for the others (summed over codes).
 type RequestKey struct {
 	Verb, Resource, Code string
 }
