@@ -78,16 +78,7 @@ func ResellableFreeUsing(nodes []corev1.Node, used map[string]NodeUsage, consume
 // freeOnUsing is freeOn over per-node sums: the same subtractions, one node
 // at a time instead of one pod at a time, and the same floor at zero.
 func freeOnUsing(nodes []corev1.Node, used map[string]NodeUsage, counts func(*corev1.Node) bool) corev1.ResourceList {
-	free := corev1.ResourceList{}
-	counted := map[string]bool{}
-	for i := range nodes {
-		n := &nodes[i]
-		if !counts(n) {
-			continue
-		}
-		counted[n.Name] = true
-		AddRequests(free, n.Status.Allocatable)
-	}
+	free, counted := allocatableOf(nodes, counts)
 	for name := range counted {
 		u, ok := used[name]
 		if !ok {
@@ -104,10 +95,6 @@ func freeOnUsing(nodes []corev1.Node, used map[string]NodeUsage, counts func(*co
 			free[corev1.ResourcePods] = sum
 		}
 	}
-	for name, q := range free {
-		if q.Sign() < 0 {
-			free[name] = *resource.NewQuantity(0, q.Format)
-		}
-	}
+	floorAtZero(free)
 	return free
 }

@@ -79,20 +79,7 @@ func resellable(n *corev1.Node, consumerID string) bool {
 // freeOn sums the allocatable of the nodes counts accepts and subtracts the
 // requests (and one pod slot) of each pod bound to one of them.
 func freeOn(nodes []corev1.Node, pods []corev1.Pod, counts func(*corev1.Node) bool) corev1.ResourceList {
-	free := corev1.ResourceList{}
-	counted := map[string]bool{}
-	for i := range nodes {
-		n := &nodes[i]
-		if !counts(n) {
-			continue
-		}
-		counted[n.Name] = true
-		for name, q := range n.Status.Allocatable {
-			sum := free[name]
-			sum.Add(q)
-			free[name] = sum
-		}
-	}
+	free, counted := allocatableOf(nodes, counts)
 	for i := range pods {
 		p := &pods[i]
 		if !counted[p.Spec.NodeName] || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
@@ -109,12 +96,34 @@ func freeOn(nodes []corev1.Node, pods []corev1.Pod, counts func(*corev1.Node) bo
 			free[corev1.ResourcePods] = sum
 		}
 	}
+	floorAtZero(free)
+	return free
+}
+
+// allocatableOf sums the allocatable of the nodes counts accepts, and names
+// them.
+func allocatableOf(nodes []corev1.Node, counts func(*corev1.Node) bool) (corev1.ResourceList, map[string]bool) {
+	free := corev1.ResourceList{}
+	counted := map[string]bool{}
+	for i := range nodes {
+		n := &nodes[i]
+		if !counts(n) {
+			continue
+		}
+		counted[n.Name] = true
+		AddRequests(free, n.Status.Allocatable)
+	}
+	return free, counted
+}
+
+// floorAtZero makes every negative quantity zero: pods over a node's
+// allocatable leave nothing free, not a debt.
+func floorAtZero(free corev1.ResourceList) {
 	for name, q := range free {
 		if q.Sign() < 0 {
 			free[name] = *resource.NewQuantity(0, q.Format)
 		}
 	}
-	return free
 }
 
 func physicalNodeCounts(n *corev1.Node) bool {
