@@ -101,7 +101,8 @@ const (
 
 // orphanDecision decides for such a ShadowPod from whether the deletion of
 // its pod was seen, whether DeletePod sent its DELETE, how long ago the
-// deletion was seen, how long since DeletePod was last called, and the
+// deletion was seen, how long since DeletePod was last called (never, for
+// a pod DeletePod will not be called for: see noProviderPod), and the
 // resync's interval. A deletion DeletePod handled is its own (it retries
 // until the DELETE is sent); one seen less than an interval ago is
 // virtual-kubelet's to deliver; an older one too while DeletePod is still
@@ -128,10 +129,23 @@ func (h *Handler) orphanActionFor(localNs string, sp *metav1.PartialObjectMetada
 	h.mu.Unlock()
 	seen := ok && recorded != "" && string(d.uid) == recorded
 	sinceDeletePod := time.Duration(1<<63 - 1)
-	if !last.IsZero() {
+	if !last.IsZero() && !h.noProviderPod(localNs, sp.Name) {
 		sinceDeletePod = now.Sub(last)
 	}
 	return orphanDecision(seen, d.sent, now.Sub(d.at), sinceDeletePod, interval)
+}
+
+// noProviderPod reports that the provider's pod of name is known not to
+// exist (its twin is watched and listed, and holds no such pod). Then
+// virtual-kubelet, which asks GetPod before DeletePod and skips a pod with no
+// view, will not call DeletePod for it, however busy DeletePod is with other
+// pods: the resync need not wait deletePodPatience for it.
+func (h *Handler) noProviderPod(localNs, name string) bool {
+	if h.Twins == nil || !h.Twins.Synced(localNs) {
+		return false
+	}
+	_, ok := h.Twins.Get(localNs, name)
+	return !ok
 }
 
 // forgetDeletion drops the record of a pod's deletion once its ShadowPod is

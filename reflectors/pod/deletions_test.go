@@ -72,6 +72,7 @@ func TestOrphanDecision(t *testing.T) {
 type massDeletion struct {
 	h         *Handler
 	pods      []*corev1.Pod
+	provider  *kubefake.Clientset // the provider's pods, one per ShadowPod
 	cache     client.Reader
 	localAPI  *kubefake.Clientset
 	remote    client.Client
@@ -89,6 +90,7 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 	labels := map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}
 	m := &massDeletion{deletes: map[string]int{}}
 	var shadows []client.Object
+	var providerPods []runtime.Object
 	for i := range n {
 		name := fmt.Sprintf("web-%04d", i)
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID("uid-" + name),
@@ -96,7 +98,10 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 		m.pods = append(m.pods, p)
 		shadows = append(shadows, &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
 			UID: types.UID("sp-" + name), Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)}}})
+		providerPods = append(providerPods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
+			Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)}}})
 	}
+	m.provider = kubefake.NewClientset(providerPods...)
 	m.remote = fake.NewClientBuilder().WithScheme(s).WithObjects(shadows...).WithInterceptorFuncs(interceptor.Funcs{
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 			m.mu.Lock()
@@ -122,11 +127,12 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 		return false, nil, nil
 	})
 	m.h = &Handler{Remote: m.remote, LocalClusterID: "rome-id", ClusterName: "milan",
-		Twins:      &TwinWatcher{Provider: kubefake.NewClientset(), LocalClusterID: "rome-id"},
+		Twins:      &TwinWatcher{Provider: m.provider, LocalClusterID: "rome-id"},
 		Namespaces: func(context.Context, string) (string, error) { return "demo-rome", nil }}
 	t.Cleanup(m.h.Twins.Stop)
 	m.h.Twins.Watch("demo-rome", "demo")
 	NewWithT(t).Eventually(func() bool { return m.h.Twins.Synced("demo") }).WithTimeout(5 * time.Second).Should(BeTrue())
+	NewWithT(t).Expect(m.h.Twins.List()).To(HaveLen(n), "the provider's pods in the TwinWatcher")
 	for _, p := range m.pods {
 		m.h.remember(p) // as CreatePod did
 	}
@@ -138,8 +144,17 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 func (m *massDeletion) deletePods(t *testing.T, from, to int) {
 	for _, p := range m.pods[from:to] {
 		NewWithT(t).Expect(m.h.DeletePod(context.Background(), p)).To(Succeed())
+		m.removeProviderPod(t, p.Name)
 		m.h.reportGone(p.Namespace, p.Name, "")
 	}
+}
+
+// removeProviderPod deletes the provider's pod of name, as the garbage
+// collector does after its ShadowPod, and waits for the TwinWatcher to see it.
+func (m *massDeletion) removeProviderPod(t *testing.T, name string) {
+	g := NewWithT(t)
+	g.Expect(m.provider.CoreV1().Pods("demo-rome").Delete(context.Background(), name, metav1.DeleteOptions{})).To(Succeed())
+	g.Eventually(func() bool { _, ok := m.h.Twins.Get("demo", name); return ok }).WithTimeout(5 * time.Second).Should(BeFalse())
 }
 
 func (m *massDeletion) resync(interval time.Duration) {
@@ -228,4 +243,29 @@ func TestResyncConfirmsAnOrphanWhoseDeletionWasNotSeen(t *testing.T) {
 	g.Expect(m.deletes).To(Equal(map[string]int{"web-0000": 1}))
 	g.Expect(apierrors.IsNotFound(m.remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "web-0000"},
 		&virtualkubeletv1alpha1.ShadowPod{}))).To(BeTrue())
+}
+
+// A deletion seen of a pod that has no provider pod (its ShadowPod exists,
+// the provider has not made the pod yet): virtual-kubelet asks GetPod
+// first and never calls DeletePod for it, so the resync collects it after
+// an interval even while DeletePod is busy with other pods, not after
+// deletePodPatience.
+func TestResyncDoesNotWaitForADeletePodThatCannotCome(t *testing.T) {
+	g := NewWithT(t)
+	m := newMassDeletion(t, 2)
+	const interval = 50 * time.Millisecond
+	m.removeProviderPod(t, "web-0000")
+	for _, p := range m.pods {
+		m.h.LocalPodDeleted(p)
+	}
+	g.Eventually(func() map[string]int {
+		m.h.noteDeletePod() // virtual-kubelet busy with other deletions
+		m.resync(interval)
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return maps.Clone(m.deletes)
+	}).WithTimeout(5 * time.Second).WithPolling(interval).Should(Equal(map[string]int{"web-0000": 1}))
+	g.Expect(m.localGets).To(BeZero(), "the watch said the pod is gone")
+	g.Expect(m.remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "web-0001"},
+		&virtualkubeletv1alpha1.ShadowPod{})).To(Succeed(), "web-0001's provider pod exists: DeletePod's to delete")
 }
