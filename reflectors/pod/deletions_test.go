@@ -269,3 +269,23 @@ func TestResyncDoesNotWaitForADeletePodThatCannotCome(t *testing.T) {
 	g.Expect(m.remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "web-0001"},
 		&virtualkubeletv1alpha1.ShadowPod{})).To(Succeed(), "web-0001's provider pod exists: DeletePod's to delete")
 }
+
+// The resync's pass meets every offloaded pod every interval; the handler's
+// spec-less copy of one is made again only when the pod changed (another
+// resourceVersion), not at each pass (issue 17, lever 14).
+func TestResyncKeepsANewCopyOnlyOfAChangedPod(t *testing.T) {
+	g := NewWithT(t)
+	m := newMassDeletion(t, 1)
+	pod := m.pods[0].DeepCopy()
+	pod.DeletionTimestamp, pod.ResourceVersion = nil, "5"
+	m.h.remember(pod)
+	kept := m.h.remembered(pod.Namespace, pod.Name)
+	m.h.resyncPod(context.Background(), m.localAPI.CoreV1(), pod)
+	g.Expect(m.h.remembered(pod.Namespace, pod.Name)).To(BeIdenticalTo(kept), "an unchanged pod's copy is kept as it is")
+
+	changed := pod.DeepCopy()
+	changed.ResourceVersion = "6"
+	changed.Labels = map[string]string{"tier": "web"}
+	m.h.resyncPod(context.Background(), m.localAPI.CoreV1(), changed)
+	g.Expect(m.h.remembered(pod.Namespace, pod.Name).Labels).To(HaveKeyWithValue("tier", "web"))
+}

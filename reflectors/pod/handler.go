@@ -476,22 +476,6 @@ func keepLocalScheduling(st *corev1.PodStatus, local *corev1.Pod) {
 	st.Conditions = append([]corev1.PodCondition{*localCond.DeepCopy()}, st.Conditions...)
 }
 
-// emitIfChanged reports p unless the local pod already shows its status. A
-// stale cache costs at most a redundant write, never a missed one: whatever
-// the cache says, a status it does not show is reported.
-func (h *Handler) emitIfChanged(p *corev1.Pod) {
-	if h.LocalPods != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
-		defer cancel()
-		cur := &corev1.Pod{}
-		err := h.LocalPods.Get(ctx, client.ObjectKeyFromObject(p), cur)
-		if err == nil && equality.Semantic.DeepEqual(cur.Status, p.Status) {
-			return
-		}
-	}
-	h.emit(p)
-}
-
 func withoutOriginLabels(l map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range l {
@@ -522,17 +506,6 @@ func (h *Handler) reportGone(localNs, name string, uid types.UID) {
 	gone.Status.Phase = corev1.PodSucceeded
 	gone.Status.Reason, gone.Status.Message = "Deleted", "the pod was deleted on the provider"
 	h.emit(gone)
-}
-
-// emit reports p's status to virtual-kubelet, as a status report (see
-// statusReport): it keeps the last one of every pod.
-func (h *Handler) emit(p *corev1.Pod) {
-	h.mu.Lock()
-	cb := h.notify
-	h.mu.Unlock()
-	if cb != nil {
-		cb(statusReport(p))
-	}
 }
 
 // backOff parks a pod whose namespace has no ready twin here until it has

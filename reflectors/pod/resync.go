@@ -262,8 +262,12 @@ func (h *Handler) resyncPod(ctx context.Context, local corev1client.PodsGetter, 
 	}
 	if r, ok := h.Twins.Get(pod.Namespace, pod.Name); ok && adoption(r.Annotations[LocalPodUIDAnnotation], string(pod.UID)) == adoptAsIs {
 		if base := h.remembered(pod.Namespace, pod.Name); base == nil || base.UID == pod.UID {
-			h.remember(pod)
-			h.emitIfChanged(h.localView(pod.Namespace, r))
+			// Every pass meets every pod; most have not changed since the
+			// last, and the copy kept of them is then still this version.
+			if base == nil || base.ResourceVersion != pod.ResourceVersion {
+				h.remember(pod)
+			}
+			h.emitIfChangedFrom(pod, h.localView(pod.Namespace, r))
 			return
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 func scheduledLocally() *corev1.Pod {
@@ -184,4 +185,44 @@ func TestOneLocalStatusWritePerProviderPhase(t *testing.T) {
 		g.Expect(st.Conditions[0].LastTransitionTime).To(Equal(metav1.Unix(100, 0)), "the local scheduler's condition, not the provider's")
 	}
 	g.Expect(phases).To(Equal([]corev1.PodPhase{corev1.PodRunning, corev1.PodSucceeded}))
+}
+
+// The resync's pass holds the local pod as the cache showed it: a status it
+// already shows costs no read of the cache, and one it does not show is
+// checked against the cache's current pod before it is reported, so a pass
+// working from an older copy writes nothing the cache already shows.
+func TestEmitIfChangedFromReadsTheCacheOnlyForAStatusTheHeldPodLacks(t *testing.T) {
+	g := NewWithT(t)
+	local := scheduledLocally()
+	local.UID = "uid-local"
+	gets := 0
+	c := fake.NewClientBuilder().WithObjects(local).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			gets++
+			return c.Get(ctx, key, obj, opts...)
+		}}).Build()
+	h := &Handler{LocalPods: c}
+	var emitted []corev1.PodPhase
+	h.notify = func(p *corev1.Pod) { emitted = append(emitted, p.Status.Phase) }
+
+	h.emitIfChangedFrom(local, local.DeepCopy())
+	g.Expect(gets).To(BeZero(), "the held pod already shows this status")
+	g.Expect(emitted).To(BeEmpty())
+
+	// The held copy is older than the cache, which already shows Running.
+	cur := local.DeepCopy()
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(local), cur)).To(Succeed())
+	cur.Status.Phase = corev1.PodRunning
+	g.Expect(c.Status().Update(context.Background(), cur)).To(Succeed())
+	gets = 0
+	running := local.DeepCopy()
+	running.Status.Phase = corev1.PodRunning
+	h.emitIfChangedFrom(local, running)
+	g.Expect(gets).To(Equal(1))
+	g.Expect(emitted).To(BeEmpty(), "the cache already shows Running")
+
+	succeeded := local.DeepCopy()
+	succeeded.Status.Phase = corev1.PodSucceeded
+	h.emitIfChangedFrom(local, succeeded)
+	g.Expect(emitted).To(Equal([]corev1.PodPhase{corev1.PodSucceeded}))
 }
