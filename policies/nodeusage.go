@@ -41,6 +41,21 @@ func PodHold(p *corev1.Pod) (node string, requests corev1.ResourceList, holds bo
 	return p.Spec.NodeName, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}), true
 }
 
+// UsageByNode sums what pods hold of each node, by PodHold.
+func UsageByNode(pods []corev1.Pod) map[string]NodeUsage {
+	used := map[string]NodeUsage{}
+	for i := range pods {
+		node, requests, holds := PodHold(&pods[i])
+		if !holds {
+			continue
+		}
+		u := used[node]
+		u.Add(requests)
+		used[node] = u
+	}
+	return used
+}
+
 // Add counts one more pod holding requests.
 func (u *NodeUsage) Add(requests corev1.ResourceList) {
 	if u.Requests == nil {
@@ -75,8 +90,9 @@ func ResellableFreeUsing(nodes []corev1.Node, used map[string]NodeUsage, consume
 	return freeOnUsing(nodes, used, func(n *corev1.Node) bool { return resellable(n, consumerID) })
 }
 
-// freeOnUsing is freeOn over per-node sums: the same subtractions, one node
-// at a time instead of one pod at a time, and the same floor at zero.
+// freeOnUsing sums the allocatable of the nodes counts accepts, subtracts
+// what the pods on each of them hold (their requests and a pod slot each),
+// and floors the result at zero.
 func freeOnUsing(nodes []corev1.Node, used map[string]NodeUsage, counts func(*corev1.Node) bool) corev1.ResourceList {
 	free, counted := allocatableOf(nodes, counts)
 	for name := range counted {

@@ -24,24 +24,10 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
-
-// sumByNode is what a count fed every pod would hold: PodHold summed per node.
-func sumByNode(pods []corev1.Pod) map[string]NodeUsage {
-	used := map[string]NodeUsage{}
-	for i := range pods {
-		node, requests, holds := PodHold(&pods[i])
-		if !holds {
-			continue
-		}
-		u := used[node]
-		u.Add(requests)
-		used[node] = u
-	}
-	return used
-}
 
 // randomQuantity is a request or allocatable amount in one of the forms
 // pods and nodes use: millicores, binary and decimal suffixes, plain counts.
@@ -155,10 +141,37 @@ func TestFreeFromNodeSumsEqualsFreeFromPods(t *testing.T) {
 		for i := range pods {
 			pods[i] = randomPod(rng, names)
 		}
-		used := sumByNode(pods)
-		sameList(g, FreeAllocatableUsing(nodes, used), FreeAllocatable(nodes, pods), fmt.Sprintf("round %d, FreeAllocatable", round))
-		sameList(g, ResellableFreeUsing(nodes, used, "rome-id"), ResellableFree(nodes, pods, "rome-id"), fmt.Sprintf("round %d, ResellableFree", round))
+		used := UsageByNode(pods)
+		resold := func(n *corev1.Node) bool { return resellable(n, "rome-id") }
+		sameList(g, FreeAllocatableUsing(nodes, used), freeOnPodByPod(nodes, pods, physicalNodeCounts), fmt.Sprintf("round %d, FreeAllocatable", round))
+		sameList(g, ResellableFreeUsing(nodes, used, "rome-id"), freeOnPodByPod(nodes, pods, resold), fmt.Sprintf("round %d, ResellableFree", round))
 	}
+}
+
+// freeOnPodByPod is the offer computed pod by pod, as it was before the
+// per-node sums: an implementation apart from them, for the equality test.
+// It sums the allocatable of the nodes counts accepts and subtracts the
+// requests (and one pod slot) of each pod bound to one of them.
+func freeOnPodByPod(nodes []corev1.Node, pods []corev1.Pod, counts func(*corev1.Node) bool) corev1.ResourceList {
+	free, counted := allocatableOf(nodes, counts)
+	for i := range pods {
+		p := &pods[i]
+		if !counted[p.Spec.NodeName] || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
+			if sum, ok := free[name]; ok {
+				sum.Sub(q)
+				free[name] = sum
+			}
+		}
+		if sum, ok := free[corev1.ResourcePods]; ok {
+			sum.Sub(*resource.NewQuantity(1, resource.DecimalSI))
+			free[corev1.ResourcePods] = sum
+		}
+	}
+	floorAtZero(free)
+	return free
 }
 
 func TestPodHoldFollowsFreeAllocatable(t *testing.T) {

@@ -23,7 +23,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
@@ -42,7 +41,7 @@ const (
 // FreeAllocatable sums the allocatable resources of the Ready, schedulable,
 // physical nodes and subtracts the requests of the pods still holding them.
 func FreeAllocatable(nodes []corev1.Node, pods []corev1.Pod) corev1.ResourceList {
-	return freeOn(nodes, pods, physicalNodeCounts)
+	return FreeAllocatableUsing(nodes, UsageByNode(pods))
 }
 
 // ResellableFree is what a broker offers consumerID before its percentage:
@@ -54,7 +53,7 @@ func FreeAllocatable(nodes []corev1.Node, pods []corev1.Pod) corev1.ResourceList
 // capacity sold back to it), and one labelled brokered (another broker's
 // offer), so capacity is resold at most once.
 func ResellableFree(nodes []corev1.Node, pods []corev1.Pod, consumerID string) corev1.ResourceList {
-	return freeOn(nodes, pods, func(n *corev1.Node) bool { return resellable(n, consumerID) })
+	return ResellableFreeUsing(nodes, UsageByNode(pods), consumerID)
 }
 
 // ResellableNodes names the nodes ResellableFree counts, for status messages.
@@ -74,30 +73,6 @@ func resellable(n *corev1.Node, consumerID string) bool {
 		n.Labels[virtualkubeletv1alpha1.RemoteClusterIDLabel] != consumerID &&
 		n.Labels[virtualkubeletv1alpha1.BrokeredLabel] != "true" &&
 		schedulableAndReady(n)
-}
-
-// freeOn sums the allocatable of the nodes counts accepts and subtracts the
-// requests (and one pod slot) of each pod bound to one of them.
-func freeOn(nodes []corev1.Node, pods []corev1.Pod, counts func(*corev1.Node) bool) corev1.ResourceList {
-	free, counted := allocatableOf(nodes, counts)
-	for i := range pods {
-		p := &pods[i]
-		if !counted[p.Spec.NodeName] || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
-			if sum, ok := free[name]; ok {
-				sum.Sub(q)
-				free[name] = sum
-			}
-		}
-		if sum, ok := free[corev1.ResourcePods]; ok {
-			sum.Sub(*resource.NewQuantity(1, resource.DecimalSI))
-			free[corev1.ResourcePods] = sum
-		}
-	}
-	floorAtZero(free)
-	return free
 }
 
 // allocatableOf sums the allocatable of the nodes counts accepts, and names
