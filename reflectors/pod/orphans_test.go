@@ -18,6 +18,8 @@ package pod
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -193,4 +195,98 @@ func TestResyncWritesNoShadowPodForAPodDeletedSinceItsSnapshot(t *testing.T) {
 
 	h.resyncPod(ctx, kubefake.NewClientset(snapshot).CoreV1(), snapshot)
 	g.Expect(created()).To(Succeed(), "a pod still live gets its missing ShadowPod")
+}
+
+// TestCollectOrphansReadsShadowPodsInPagesAsTheAPIServerSendsThem lists the
+// ShadowPods as a real API server does: in pages under a continue token, and
+// items without a kind (a metadata list decoded from protobuf carries none).
+// The orphans on every page are deleted, the live pods' ShadowPods stay and
+// none of them is taken as missing.
+func TestCollectOrphansReadsShadowPodsInPagesAsTheAPIServerSendsThem(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	origin := map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}
+	const n = 2*shadowPodPage + 3
+	var shadows, remotePods, locals []client.Object
+	for i := range n {
+		name := fmt.Sprintf("web-%04d", i)
+		shadows = append(shadows, &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: origin}})
+		remotePods = append(remotePods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, Labels: origin}})
+		if i%2 == 0 { // the odd ones' local pods are gone
+			locals = append(locals, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID(name)},
+				Status: corev1.PodStatus{Phase: corev1.PodSucceeded}})
+		}
+	}
+	var continued int
+	base := fake.NewClientBuilder().WithScheme(s).WithObjects(shadows...).Build()
+	remote := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if err := c.List(ctx, list, opts...); err != nil {
+				return err
+			}
+			meta, ok := list.(*metav1.PartialObjectMetadataList)
+			if !ok {
+				return nil
+			}
+			o := (&client.ListOptions{}).ApplyOptions(opts)
+			if o.Continue != "" {
+				continued++
+			}
+			meta.Items, meta.Continue = pageOf(meta.Items, o.Limit, o.Continue)
+			for i := range meta.Items {
+				meta.Items[i].TypeMeta = metav1.TypeMeta{}
+			}
+			return nil
+		},
+	})
+	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(locals...).Build()
+	localAPI := kubefake.NewClientset()
+	for _, p := range locals {
+		g.Expect(localAPI.Tracker().Add(p)).To(Succeed())
+	}
+	provider := kubefake.NewClientset()
+	for _, p := range remotePods {
+		g.Expect(provider.Tracker().Add(p)).To(Succeed())
+	}
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", Twins: &TwinWatcher{Provider: provider, LocalClusterID: "rome-id"}}
+	h.Twins.Watch("demo-rome", "demo")
+	defer h.Twins.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.CollectOrphans(ctx, localCache, localAPI.CoreV1(), 10*time.Millisecond)
+
+	left := func() []string {
+		l := &virtualkubeletv1alpha1.ShadowPodList{}
+		g.Expect(base.List(ctx, l)).To(Succeed())
+		var names []string
+		for _, sp := range l.Items {
+			names = append(names, sp.Name)
+		}
+		return names
+	}
+	g.Eventually(func() int { return len(left()) }).WithTimeout(10*time.Second).Should(Equal((n+1)/2),
+		"the odd pods' ShadowPods, on every page, are deleted")
+	for _, name := range left() {
+		var i int
+		_, err := fmt.Sscanf(name, "web-%d", &i)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(i%2).To(Equal(0), "%s has its local pod", name)
+	}
+	g.Expect(continued).To(BeNumerically(">", 0), "the ShadowPods are read in pages")
+}
+
+// pageOf serves items a page at a time as the API server does: limit items,
+// and a continue token naming the next one while items remain.
+func pageOf(items []metav1.PartialObjectMetadata, limit int64, next string) ([]metav1.PartialObjectMetadata, string) {
+	from := 0
+	if next != "" {
+		from, _ = strconv.Atoi(next)
+	}
+	items = items[min(from, len(items)):]
+	if limit == 0 || int64(len(items)) <= limit {
+		return items, ""
+	}
+	return items[:limit], strconv.Itoa(from + int(limit))
 }
