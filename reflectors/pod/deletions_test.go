@@ -34,6 +34,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -78,9 +79,17 @@ type massDeletion struct {
 	remote    client.Client
 	afterList func() // run once the resync has listed the ShadowPods
 
-	mu        sync.Mutex
-	deletes   map[string]int
-	localGets int
+	mu         sync.Mutex
+	deletes    map[string]int
+	localGets  int
+	remoteGets int
+}
+
+// shadowPodOwner is the controller reference the provider's ShadowPod
+// controller puts on the pod it makes.
+func shadowPodOwner(name string, uid types.UID) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: virtualkubeletv1alpha1.GroupVersion.String(), Kind: "ShadowPod",
+		Name: name, UID: uid, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
 }
 
 func newMassDeletion(t *testing.T, n int) *massDeletion {
@@ -99,7 +108,8 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 		shadows = append(shadows, &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
 			UID: types.UID("sp-" + name), Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)}}})
 		providerPods = append(providerPods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
-			Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)}}})
+			Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)},
+			OwnerReferences: []metav1.OwnerReference{shadowPodOwner(name, types.UID("sp-"+name))}}})
 	}
 	m.provider = kubefake.NewClientset(providerPods...)
 	m.remote = fake.NewClientBuilder().WithScheme(s).WithObjects(shadows...).WithInterceptorFuncs(interceptor.Funcs{
@@ -107,7 +117,13 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 			m.mu.Lock()
 			m.deletes[obj.GetName()]++
 			m.mu.Unlock()
-			return c.Delete(ctx, obj, opts...)
+			return deleteWithPreconditions(ctx, c, obj, opts...)
+		},
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			m.mu.Lock()
+			m.remoteGets++
+			m.mu.Unlock()
+			return c.Get(ctx, key, obj, opts...)
 		},
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			err := c.List(ctx, list, opts...)
@@ -189,6 +205,7 @@ func TestMassDeletionDeletesEachShadowPodOnceWithoutLocalReads(t *testing.T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g.Expect(m.localGets).To(BeZero(), "reads of the local API server")
+	g.Expect(m.remoteGets).To(BeZero(), "reads of ShadowPods: the provider's pods name them")
 	g.Expect(m.deletes).To(HaveLen(n))
 	for name, count := range m.deletes {
 		g.Expect(count).To(Equal(1), "DELETEs of ShadowPod %s", name)
@@ -289,4 +306,55 @@ func TestResyncKeepsANewCopyOnlyOfAChangedPod(t *testing.T) {
 	changed.Labels = map[string]string{"tier": "web"}
 	m.h.resyncPod(context.Background(), m.localAPI.CoreV1(), changed)
 	g.Expect(m.h.remembered(pod.Namespace, pod.Name).Labels).To(HaveKeyWithValue("tier", "web"))
+}
+
+// DeletePod reads the ShadowPod before deleting it only when the provider's
+// pod cannot say it is this pod's: the pod records another local pod's UID
+// (an earlier pod of the name, whose ShadowPod a newer one replaced), or its
+// owner's UID no longer matches (the ShadowPod was replaced since). Neither
+// ShadowPod of another pod is deleted.
+func TestDeletePodReadsTheShadowPodWhenTheProviderPodCannotVouchForIt(t *testing.T) {
+	g := NewWithT(t)
+	m := newMassDeletion(t, 2)
+	ctx := context.Background()
+	// web-0000: the provider's pod is an earlier local pod's.
+	stale := m.pods[0].DeepCopy()
+	stale.UID = "uid-a-newer-pod"
+	g.Expect(m.h.DeletePod(ctx, stale)).To(Succeed())
+	// web-0001: its ShadowPod was replaced (another UID) after the pod was made.
+	sp := &virtualkubeletv1alpha1.ShadowPod{}
+	g.Expect(m.remote.Get(ctx, client.ObjectKey{Namespace: "demo-rome", Name: "web-0001"}, sp)).To(Succeed())
+	g.Expect(m.remote.Delete(ctx, sp)).To(Succeed())
+	replaced := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: "web-0001", UID: "sp-replaced",
+		Labels: sp.Labels, Annotations: map[string]string{LocalPodUIDAnnotation: "uid-yet-another-pod"}}}
+	g.Expect(m.remote.Create(ctx, replaced)).To(Succeed())
+	m.mu.Lock()
+	m.deletes, m.remoteGets = map[string]int{}, 0
+	m.mu.Unlock()
+	g.Expect(m.h.DeletePod(ctx, m.pods[1])).To(Succeed())
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g.Expect(m.remoteGets).To(Equal(1), "web-0001's ShadowPod is read after the precondition failed")
+	list := &virtualkubeletv1alpha1.ShadowPodList{}
+	g.Expect(m.remote.List(ctx, list)).To(Succeed())
+	g.Expect(list.Items).To(HaveLen(2), "neither ShadowPod was this pod's to delete")
+}
+
+// deleteWithPreconditions deletes obj as the API server does, refusing with
+// a conflict when a UID precondition names another object (the fake client
+// does not check preconditions).
+func deleteWithPreconditions(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+	o := (&client.DeleteOptions{}).ApplyOptions(opts)
+	if o.Preconditions != nil && o.Preconditions.UID != nil {
+		cur := obj.DeepCopyObject().(client.Object)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
+			return err
+		}
+		if cur.GetUID() != *o.Preconditions.UID {
+			return apierrors.NewConflict(virtualkubeletv1alpha1.GroupVersion.WithResource("shadowpods").GroupResource(), obj.GetName(),
+				fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s)", *o.Preconditions.UID, cur.GetUID()))
+		}
+	}
+	return c.Delete(ctx, obj, opts...)
 }
