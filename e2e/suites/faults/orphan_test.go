@@ -32,13 +32,12 @@ import (
 	"github.com/spillway-dev/spillway/e2e/framework"
 )
 
-// A pod deleted while rome's manager is down never reaches DeletePod: the
-// manager that comes back has no record of it, and virtual-kubelet's own
-// sweep of dangling pods runs before the twin's watch has synced. What the
-// pod left on milan, its ShadowPod and through it the remote pod, is the
-// resync's to collect (reflectors/pod, CollectOrphans): it lists the
-// ShadowPods on milan's real API server, whose metadata lists carry no kind
-// per item, and deletes by the listed item.
+// A pod deleted while rome's manager is down never reaches DeletePod as a
+// deletion: the manager that comes back has no record of it. What the pod
+// left on milan (its ShadowPod and, through it, the remote pod) is collected
+// either by virtual-kubelet's sweep of provider pods no local pod claims,
+// which calls DeletePod, or by the resync (reflectors/pod, CollectOrphans),
+// whichever comes first; never a ShadowPod of a pod that is still there.
 var _ = Describe("a pod deleted while the consumer's manager is down", func() {
 	It("has its ShadowPod and remote pod collected after the restart, and only those", func(ctx context.Context) {
 		ns := "orphan-collect"
