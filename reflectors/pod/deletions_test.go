@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ import (
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/network"
 )
 
 func TestOrphanDecision(t *testing.T) {
@@ -107,7 +109,7 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 		m.pods = append(m.pods, p)
 		shadows = append(shadows, &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
 			UID: types.UID("sp-" + name), Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)}}})
-		providerPods = append(providerPods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name,
+		providerPods = append(providerPods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, ResourceVersion: "1",
 			Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)},
 			OwnerReferences: []metav1.OwnerReference{shadowPodOwner(name, types.UID("sp-"+name))}}})
 	}
@@ -357,4 +359,44 @@ func deleteWithPreconditions(ctx context.Context, c client.WithWatch, obj client
 		}
 	}
 	return c.Delete(ctx, obj, opts...)
+}
+
+// The resync compares a pod's local status with its provider pod's only
+// when one of them, or the fabric's remap, changed since a pass found them
+// matching (issue 17, lever 14: the comparisons were 5.6 s of rome's
+// manager's 68 s at 10,000 pods). The test tells the two apart with a local
+// status edited under an unchanged resourceVersion, which no real pod has:
+// a pass that compares reports it, one that trusts the versions does not.
+func TestResyncComparesStatusesOnlyWhenAVersionOrTheRemapChanged(t *testing.T) {
+	g := NewWithT(t)
+	m := newMassDeletion(t, 1)
+	var reports int
+	m.h.notify = func(*corev1.Pod) { reports++ }
+	pass := func(p *corev1.Pod) {
+		m.h.shownBefore, m.h.shownNow = m.h.shownNow, map[string]shownStatus{}
+		m.h.resyncPod(context.Background(), m.localAPI.CoreV1(), p)
+	}
+	remote, ok := m.h.Twins.Get("demo", "web-0000")
+	g.Expect(ok).To(BeTrue())
+	pod := m.pods[0].DeepCopy()
+	pod.DeletionTimestamp, pod.ResourceVersion = nil, "5"
+	m.h.remember(pod)
+	pod.Status = m.h.localView("demo", remote).Status
+	pass(pod)
+	g.Expect(reports).To(BeZero(), "the local pod shows the provider's status")
+
+	edited := pod.DeepCopy()
+	edited.Status.Phase = corev1.PodUnknown
+	pass(edited)
+	g.Expect(reports).To(BeZero(), "neither version changed since the statuses matched: not compared")
+
+	m.h.Network = network.NewRegistry()
+	m.h.Network.Set(network.Mapping{RemoteClusterID: m.h.RemoteID,
+		Remote: netip.MustParsePrefix("10.65.0.0/16"), Local: netip.MustParsePrefix("10.200.0.0/16")})
+	pass(edited)
+	g.Expect(reports).To(Equal(1), "the remap changed: compared, and reported")
+
+	edited.ResourceVersion = "6"
+	pass(edited)
+	g.Expect(reports).To(Equal(2), "a status that did not match is compared again at every pass")
 }

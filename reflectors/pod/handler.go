@@ -109,6 +109,10 @@ type Handler struct {
 	// ShadowPods (by UID) whose local pod the previous and the current resync
 	// pass found missing; only the resync's goroutine uses them.
 	orphansSeen, orphansNext map[types.UID]bool
+	// Pods (by namespace/name) whose local status the previous and the
+	// current pass found showing the provider's, and of which versions (see
+	// resyncStatus); only the resync's goroutine uses them.
+	shownBefore, shownNow map[string]shownStatus
 }
 
 func key(ns, name string) string { return ns + "/" + name }

@@ -75,6 +75,7 @@ func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1c
 	// per pod in a batch deletion, with as many reads of the local API
 	// server). Such an orphan is collected one interval later.
 	h.orphansSeen, h.orphansNext = h.orphansNext, map[types.UID]bool{}
+	h.shownBefore, h.shownNow = h.shownNow, map[string]shownStatus{}
 	h.pruneDeletions(time.Now(), interval)
 	if twins, err := OffloadedTwins(ctx, cache, h.ClusterName, h.RemoteID); err == nil {
 		for localNs, remoteNs := range twins {
@@ -321,7 +322,7 @@ func (h *Handler) resyncPod(ctx context.Context, local corev1client.PodsGetter, 
 			if base == nil || base.ResourceVersion != pod.ResourceVersion {
 				h.remember(pod)
 			}
-			h.emitIfChangedFrom(pod, h.localView(pod.Namespace, r))
+			h.resyncStatus(pod, r)
 			return
 		}
 	}
