@@ -170,6 +170,8 @@ type ReportedSample struct {
 	LatenciesMs []int64  `json:"latenciesMs"`
 	// Segments split create → Running at each cluster's scheduling.
 	Segments []ReportedSegment `json:"segments,omitempty"`
+	// SlowWindows place the slowest 1 % in the batch's time (SlowWindows).
+	SlowWindows []SlowWindow `json:"slowWindows,omitempty"`
 }
 
 // ReportedSegment is one segment of the way to Running, in milliseconds.
@@ -207,6 +209,7 @@ func reported(s Sample) ReportedSample {
 	for _, l := range sorted {
 		out.LatenciesMs = append(out.LatenciesMs, l.Milliseconds())
 	}
+	out.SlowWindows = SlowWindows(s, slowWindowWidth)
 	for _, seg := range s.Segments {
 		out.Segments = append(out.Segments, ReportedSegment{From: seg.From, To: seg.To, Pods: seg.Pods, P50: ms(seg.P50), P99: ms(seg.P99)})
 	}

@@ -88,6 +88,8 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 		return err
 	}
 	table.WriteString("\n")
+	podbench.WriteSlowWindows(&table, results)
+	table.WriteString("\n")
 	if err := podbench.WriteCPUTable(&table, results); err != nil {
 		return err
 	}
