@@ -25,6 +25,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -186,7 +187,11 @@ func (s *Session) startPods(ctx context.Context, p Peer) (*podreflector.Handler,
 	if err != nil {
 		return nil, err
 	}
-	s.twins = &podreflector.TwinWatcher{Provider: s.provider, LocalClusterID: o.LocalClusterID}
+	shadows, err := metadata.NewForConfig(s.config)
+	if err != nil {
+		return nil, err
+	}
+	s.twins = &podreflector.TwinWatcher{Provider: s.provider, Shadows: shadows, LocalClusterID: o.LocalClusterID}
 	h := &podreflector.Handler{
 		Remote: remoteClient, Twins: s.twins, LocalClusterID: o.LocalClusterID, RemoteID: p.ClusterID, NodeIP: o.NodeAddress,
 		RemoteConfig: s.config, ClusterName: p.ClusterName, APIServerURL: o.APIServerURL, LocalPods: o.LocalClient, Network: o.Network,

@@ -32,6 +32,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	metadatafake "k8s.io/client-go/metadata/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -289,4 +290,62 @@ func pageOf(items []metav1.PartialObjectMetadata, limit int64, next string) ([]m
 		return items, ""
 	}
 	return items[:limit], strconv.Itoa(from + int(limit))
+}
+
+// With the ShadowPods watched (TwinWatcher.Shadows), a pass lists none: it
+// deletes the orphans the watch shows, and a live pod whose ShadowPod the
+// watch misses gets a new one only when the provider confirms it has none
+// (the watch trails a ShadowPod CreatePod has just written).
+func TestResyncWorksFromTheWatchedShadowPods(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	origin := map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"}
+	shadow := func(name string) *virtualkubeletv1alpha1.ShadowPod {
+		return &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: name, UID: types.UID("sp-" + name),
+			Labels: origin, Annotations: map[string]string{LocalPodUIDAnnotation: "uid-" + name}}}
+	}
+	watched := func(name string) *metav1.PartialObjectMetadata {
+		sp := shadow(name)
+		return &metav1.PartialObjectMetadata{TypeMeta: shadowPodKind, ObjectMeta: sp.ObjectMeta}
+	}
+	local := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID("uid-" + name)},
+			Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}
+	}
+	// "orphan": watched, no local pod. "fresh": live, its ShadowPod written
+	// but not watched yet. "lost": live, no ShadowPod anywhere.
+	var lists, creates int
+	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadow("orphan"), shadow("fresh")).WithInterceptorFuncs(interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			lists++
+			return c.List(ctx, list, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			creates++
+			return c.Create(ctx, obj, opts...)
+		},
+	}).Build()
+	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(local("fresh"), local("lost")).Build()
+	localAPI := kubefake.NewClientset(local("fresh"), local("lost"))
+	metaScheme := metadatafake.NewTestScheme()
+	utilruntime.Must(metav1.AddMetaToScheme(metaScheme))
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan",
+		Namespaces: func(context.Context, string) (string, error) { return "demo-rome", nil },
+		Twins: &TwinWatcher{Provider: kubefake.NewClientset(), LocalClusterID: "rome-id",
+			Shadows: metadatafake.NewSimpleMetadataClient(metaScheme, watched("orphan"))}}
+	h.Twins.Watch("demo-rome", "demo")
+	defer h.Twins.Stop()
+	g.Eventually(func() bool { _, ok := h.Twins.ShadowPods("demo"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
+
+	for range 2 { // the second pass confirms the orphan with the local API server
+		h.resync(context.Background(), localCache, localAPI.CoreV1(), time.Minute)
+	}
+	g.Expect(lists).To(BeZero(), "ShadowPods listed on the provider")
+	g.Expect(apierrors.IsNotFound(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "orphan"},
+		&virtualkubeletv1alpha1.ShadowPod{}))).To(BeTrue(), "the watched orphan is deleted")
+	g.Expect(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "lost"}, &virtualkubeletv1alpha1.ShadowPod{})).
+		To(Succeed(), "the lost pod's ShadowPod is written again")
+	g.Expect(creates).To(Equal(1), "lost's ShadowPod, once (the second pass finds it on the provider); none for fresh")
 }

@@ -95,7 +95,9 @@ func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1c
 
 // resyncTwin settles one twin. The local pods are read before the
 // ShadowPods: a pod the cache shows started had its ShadowPod written
-// before, so the list that follows holds it unless it was deleted.
+// before, so the list that follows holds it unless it was deleted. The
+// watched ShadowPods (TwinWatcher.ShadowPods) may trail that write; a live
+// pod whose ShadowPod they miss is checked with the provider first.
 func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, localNs, remoteNs string, interval time.Duration) error {
 	// Every pass reads every offloaded pod of the twin on both sides, so
 	// neither read copies more than the verdicts use (issue 17: at 10,000
@@ -114,9 +116,12 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 			byName[pods.Items[i].Name] = &pods.Items[i]
 		}
 	}
-	shadows, err := h.listShadowPods(ctx, remoteNs)
-	if err != nil {
-		return err
+	shadows, watched := h.Twins.ShadowPods(localNs)
+	if !watched {
+		var err error
+		if shadows, err = h.listShadowPods(ctx, remoteNs); err != nil {
+			return err
+		}
 	}
 	seen := make(map[string]bool, len(shadows))
 	for _, sp := range shadows {
@@ -124,11 +129,22 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 		h.settleShadowPod(ctx, local, sp, byName[sp.Name], localNs, interval)
 	}
 	for name, p := range byName {
-		if !seen[name] && live(p) {
-			h.recoverMissing(ctx, local, p)
+		if seen[name] || !live(p) || (watched && h.shadowPodExists(ctx, remoteNs, name)) {
+			continue
 		}
+		h.recoverMissing(ctx, local, p)
 	}
 	return nil
+}
+
+// shadowPodExists asks the provider whether a ShadowPod the watch does not
+// show exists: the watch trails the ShadowPods CreatePod has just written,
+// where a list read after the local pods did not. A failed read counts as
+// existing, so nothing is written again on a guess.
+func (h *Handler) shadowPodExists(ctx context.Context, remoteNs, name string) bool {
+	sp := &metav1.PartialObjectMetadata{TypeMeta: shadowPodKind}
+	err := h.Remote.Get(ctx, client.ObjectKey{Namespace: remoteNs, Name: name}, sp)
+	return !apierrors.IsNotFound(err)
 }
 
 // shadowPodPage is how many ShadowPods one request of the resync reads.
