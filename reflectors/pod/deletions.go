@@ -17,11 +17,17 @@ limitations under the License.
 package pod
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
 
 // deletePodPatience bounds how long the resync leaves to DeletePod the
@@ -168,5 +174,43 @@ func (h *Handler) pruneDeletions(now time.Time, interval time.Duration) {
 		if now.Sub(d.at) > deletePodPatience+interval {
 			delete(h.deletedLocally, k)
 		}
+	}
+}
+
+// deleteWatchedShadowPod deletes pod's ShadowPod without reading it first
+// when the provider's pod in the TwinWatcher says which one it is: the pod
+// records pod's UID (so the ShadowPod that made it was pod's, see
+// LocalPodUIDAnnotation) and its controller reference names the ShadowPod's
+// UID, which the DELETE takes as its precondition. DeletePod read every
+// ShadowPod before deleting it, one GET per pod on the provider (issue 17,
+// lever 13). It reports false, to read the ShadowPod, when the watch has no
+// such pod (not created yet, or of another local pod of that name) or the
+// precondition fails (the ShadowPod was replaced since).
+func (h *Handler) deleteWatchedShadowPod(ctx context.Context, remoteNs string, pod *corev1.Pod) (bool, error) {
+	r, ok := h.Twins.Get(pod.Namespace, pod.Name)
+	if !ok || pod.UID == "" || r.Annotations[LocalPodUIDAnnotation] != string(pod.UID) {
+		return false, nil
+	}
+	owner := metav1.GetControllerOf(r)
+	if owner == nil || owner.Kind != "ShadowPod" || owner.Name != pod.Name || owner.UID == "" {
+		return false, nil
+	}
+	sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: remoteNs, Name: pod.Name, UID: owner.UID}}
+	h.markDeleting(pod)
+	err := h.Remote.Delete(ctx, sp, client.Preconditions{UID: &owner.UID})
+	switch {
+	case err == nil || apierrors.IsNotFound(err):
+		return true, nil
+	case apierrors.IsConflict(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("deleting ShadowPod %s/%s on the provider: %w", remoteNs, pod.Name, err)
+}
+
+// reportIfGone reports pod terminated when the provider has no pod of its
+// name any more, so the local pod is released.
+func (h *Handler) reportIfGone(pod *corev1.Pod) {
+	if _, ok := h.Twins.Get(pod.Namespace, pod.Name); !ok && h.Twins.Synced(pod.Namespace) {
+		h.reportGone(pod.Namespace, pod.Name, pod.UID)
 	}
 }
