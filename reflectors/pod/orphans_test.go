@@ -222,7 +222,7 @@ func TestCollectOrphansReadsShadowPodsInPagesAsTheAPIServerSendsThem(t *testing.
 	}
 	var continued int
 	base := fake.NewClientBuilder().WithScheme(s).WithObjects(shadows...).Build()
-	remote := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+	remote := interceptor.NewClient(base, interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if err := c.List(ctx, list, opts...); err != nil {
 				return err
