@@ -20,12 +20,16 @@ package network_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,10 +40,25 @@ import (
 //
 //	go test -tags bench -run TestThroughput -v ./e2e/suites/network/
 //
-// SPILLWAY_BENCH_SECONDS sets each measurement's length (default 3).
+// SPILLWAY_BENCH_SECONDS sets each measurement's length (default 3),
+// SPILLWAY_BENCH_RUNS how many times each path is measured (default 1; the
+// median is printed when more), and SPILLWAY_BENCH_PPROF=<dir> starts the
+// gateways with --pprof-bind-address and writes a CPU profile of each
+// gateway and of this process (both endpoints) per transfer into dir.
+// After each transfer it prints the CPU the machine, each gateway and the
+// endpoints used during it.
 func TestThroughput(t *testing.T) {
 	if reason := hostSupport(); reason != "" {
 		t.Skip(reason)
+	}
+	seconds, runs := benchEnvInt(t, "SPILLWAY_BENCH_SECONDS", 3), benchEnvInt(t, "SPILLWAY_BENCH_RUNS", 1)
+	pprofDir := os.Getenv("SPILLWAY_BENCH_PPROF")
+	var extraArgs []string
+	if pprofDir != "" {
+		if err := os.MkdirAll(pprofDir, 0o755); err != nil {
+			t.Fatalf("SPILLWAY_BENCH_PPROF=%s: %v", pprofDir, err)
+		}
+		extraArgs = []string{"--pprof-bind-address", pprofAddr}
 	}
 	l := newLab(t.TempDir(), io.Discard)
 	t.Cleanup(func() {
@@ -47,15 +66,11 @@ func TestThroughput(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	startLab(t, l)
-	seconds := 3
-	if s, err := strconv.Atoi(os.Getenv("SPILLWAY_BENCH_SECONDS")); err == nil && s > 0 {
-		seconds = s
-	}
-	paths := []struct{ name, from, to, addr string }{
-		{"raw veth (underlay)", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201")},
-		{"WireGuard tunnel (userspace)", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202")},
-		{"tunnel + NAT remap, pod to pod", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203")},
+	startLab(t, l, extraArgs...)
+	paths := []struct{ name, slug, from, to, addr string }{
+		{"raw veth (underlay)", "raw", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201")},
+		{"WireGuard tunnel (userspace)", "tunnel", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202")},
+		{"tunnel + NAT remap, pod to pod", "nat", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203")},
 	}
 	// Packets the kernel hands wireguard-go on a's TUN, the UDP datagrams on
 	// the underlay, and what wireguard-go writes to b's TUN: with the TUN
@@ -67,26 +82,84 @@ func TestThroughput(t *testing.T) {
 		{l.ns("gwa"), "ul", "tx", "a's underlay veth, UDP out"},
 		{l.ns("gwb"), l.iface("b"), "rx", "b's TUN, from wireguard-go"},
 	}
+	d := time.Duration(seconds) * time.Second
 	fmt.Printf("\n%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
 	for _, p := range paths {
 		dial := p.addr
 		if p.from == l.ns("poda") { // a's pod reaches b's at a's remap
 			dial = net.JoinHostPort(remapped(aSeesB), "5203")
 		}
-		before := make([]linkStats, len(links))
-		for i, k := range links {
-			before[i] = readLinkStats(t, k.ns, k.dev)
+		var all []float64
+		for run := 1; run <= runs; run++ {
+			before := make([]linkStats, len(links))
+			for i, k := range links {
+				before[i] = readLinkStats(t, k.ns, k.dev)
+			}
+			cpuBefore, err := takeCPUSnapshot(cpuPids(l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prof *profiles
+			if pprofDir != "" {
+				if prof, err = startProfiles(l, pprofDir, fmt.Sprintf("%s-%d", p.slug, run), d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mbps, err := throughput(p.from, p.to, p.addr, dial, d)
+			if err != nil {
+				t.Fatalf("%s: %v", p.name, err)
+			}
+			cpuAfter, cerr := takeCPUSnapshot(cpuPids(l))
+			if prof != nil {
+				cerr = errors.Join(cerr, prof.finish())
+			}
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			sizes := ""
+			for i, k := range links {
+				sizes += fmt.Sprintf(" %8.0f", readLinkStats(t, k.ns, k.dev).since(before[i]).bytesPerPacket(k.dir))
+			}
+			fmt.Printf("%-32s %12.0f %s\n    %s\n", p.name, mbps, sizes, cpuUse(cpuBefore, cpuAfter))
+			all = append(all, mbps)
 		}
-		mbps, err := throughput(p.from, p.to, p.addr, dial, time.Duration(seconds)*time.Second)
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
+		if runs > 1 {
+			fmt.Printf("%-32s %12.0f   median of %d runs: %s\n", p.name, median(all), runs, formatRuns(all))
 		}
-		sizes := ""
-		for i, k := range links {
-			sizes += fmt.Sprintf(" %8.0f", readLinkStats(t, k.ns, k.dev).since(before[i]).bytesPerPacket(k.dir))
-		}
-		fmt.Printf("%-32s %12.0f %s\n", p.name, mbps, sizes)
 	}
+	if pprofDir != "" {
+		fmt.Printf("profiles in %s: go tool pprof -top %s\n", pprofDir, filepath.Join(pprofDir, "tunnel-1-gwa-cpu.pprof"))
+	}
+}
+
+func benchEnvInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: give a positive whole number (default %d)", name, v, def)
+	}
+	return n
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func formatRuns(v []float64) string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strings.Join(out, ", ")
 }
 
 func linkNames(links []struct{ ns, dev, dir, name string }) string {
@@ -141,7 +214,7 @@ func readLinkStats(t *testing.T, ns, dev string) linkStats {
 	return linkStats{st.Rx.Bytes, st.Rx.Packets, st.Tx.Bytes, st.Tx.Packets}
 }
 
-func startLab(t *testing.T, l *lab) {
+func startLab(t *testing.T, l *lab, extraArgs ...string) {
 	t.Helper()
 	for _, step := range []func() error{l.buildGateway, l.create} {
 		if err := step(); err != nil {
@@ -156,7 +229,7 @@ func startLab(t *testing.T, l *lab) {
 	for _, c := range []string{"a", "b"} {
 		args, err := l.gatewayArgs(c)
 		if err == nil {
-			err = l.startGateway(c, l.ns("gw"+c), args)
+			err = l.startGateway(c, l.ns("gw"+c), append(args, extraArgs...))
 		}
 		if err != nil {
 			t.Fatal(err)
