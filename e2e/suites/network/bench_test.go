@@ -45,6 +45,9 @@ import (
 // median is printed when more), and SPILLWAY_BENCH_PPROF=<dir> starts the
 // gateways with --pprof-bind-address and writes a CPU profile of each
 // gateway and of this process (both endpoints) per transfer into dir.
+// SPILLWAY_BENCH_GATEWAY_ENV adds space-separated NAME=value pairs to the
+// gateways' environment only (e.g. GOMAXPROCS=1), to try runtime settings
+// without changing the endpoints in this process.
 // After each transfer it prints the CPU the machine, each gateway and the
 // endpoints used during it.
 func TestThroughput(t *testing.T) {
@@ -61,6 +64,12 @@ func TestThroughput(t *testing.T) {
 		extraArgs = []string{"--pprof-bind-address", pprofAddr}
 	}
 	l := newLab(t.TempDir(), io.Discard)
+	l.gatewayEnv = strings.Fields(os.Getenv("SPILLWAY_BENCH_GATEWAY_ENV"))
+	for _, kv := range l.gatewayEnv {
+		if name, _, ok := strings.Cut(kv, "="); !ok || name == "" {
+			t.Fatalf("SPILLWAY_BENCH_GATEWAY_ENV: %q is not NAME=value", kv)
+		}
+	}
 	t.Cleanup(func() {
 		if err := l.destroy(); err != nil {
 			t.Error(err)
@@ -83,7 +92,9 @@ func TestThroughput(t *testing.T) {
 		{l.ns("gwb"), l.iface("b"), "rx", "b's TUN, from wireguard-go"},
 	}
 	d := time.Duration(seconds) * time.Second
-	fmt.Printf("\n%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
+	loadavg, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nload average at start: %s; gateway environment: %q\n", strings.TrimSpace(string(loadavg)), l.gatewayEnv)
+	fmt.Printf("%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
 	for _, p := range paths {
 		dial := p.addr
 		if p.from == l.ns("poda") { // a's pod reaches b's at a's remap
