@@ -106,6 +106,10 @@ func TestThroughput(t *testing.T) {
 			for i, k := range links {
 				before[i] = readLinkStats(t, k.ns, k.dev)
 			}
+			drops, err := dropCounters(p.from, l.ns("gwb"))
+			if err != nil {
+				t.Fatal(err)
+			}
 			cpuBefore, err := takeCPUSnapshot(cpuPids(l))
 			if err != nil {
 				t.Fatal(err)
@@ -131,7 +135,12 @@ func TestThroughput(t *testing.T) {
 			for i, k := range links {
 				sizes += fmt.Sprintf(" %8.0f", readLinkStats(t, k.ns, k.dev).since(before[i]).bytesPerPacket(k.dir))
 			}
-			fmt.Printf("%-32s %12.0f %s\n    %s\n", p.name, mbps, sizes, cpuUse(cpuBefore, cpuAfter))
+			dropsAfter, err := dropCounters(p.from, l.ns("gwb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Printf("%-32s %12.0f %s\n    %s\n    sender's TCP retransmitted segments %.0f, b's UDP receive errors %.0f (buffer full %.0f)\n",
+				p.name, mbps, sizes, cpuUse(cpuBefore, cpuAfter), dropsAfter[0]-drops[0], dropsAfter[1]-drops[1], dropsAfter[2]-drops[2])
 			all = append(all, mbps)
 		}
 		if runs > 1 {
@@ -141,6 +150,17 @@ func TestThroughput(t *testing.T) {
 	if pprofDir != "" {
 		fmt.Printf("profiles in %s: go tool pprof -top %s\n", pprofDir, filepath.Join(pprofDir, "tunnel-1-gwa-cpu.pprof"))
 	}
+}
+
+// dropCounters are the TCP segments the sender's namespace retransmitted and
+// the UDP receive errors (all, and for a full buffer) of b's gateway namespace.
+func dropCounters(sender, gwb string) ([3]float64, error) {
+	tcp, err := snmpCounters(sender)
+	if err != nil {
+		return [3]float64{}, err
+	}
+	udp, err := snmpCounters(gwb)
+	return [3]float64{tcp["Tcp:RetransSegs"], udp["Udp:InErrors"], udp["Udp:RcvbufErrors"]}, err
 }
 
 func benchEnvInt(t *testing.T, name string, def int) int {
