@@ -36,7 +36,11 @@ import (
 
 // TestThroughput measures TCP throughput, in one run on one lab, over the raw
 // underlay veth, through the WireGuard tunnel between the gateways, and from
-// pod to pod through the tunnel with NAT remapping on both ends. Not in CI:
+// pod to pod through the tunnel with NAT remapping on both ends. What is
+// simulated: both clusters are network namespaces of this one host, the
+// underlay is a veth between them, and the endpoints are goroutines of this
+// test process streaming over real TCP sockets; gateways, endpoints and the
+// kernel's network work share the host's cores. Not in CI:
 //
 //	go test -tags bench -run TestThroughput -v ./e2e/suites/network/
 //
@@ -47,7 +51,9 @@ import (
 // gateway and of this process (both endpoints) per transfer into dir.
 // SPILLWAY_BENCH_GATEWAY_ENV adds space-separated NAME=value pairs to the
 // gateways' environment only (e.g. GOMAXPROCS=1), to try runtime settings
-// without changing the endpoints in this process.
+// without changing the endpoints in this process. SPILLWAY_BENCH_UNDERLAY_MTU
+// sets the underlay veths' MTU (default 1500) and the tunnel's --mtu 80 bytes
+// below it, to tell per-packet costs from per-byte ones.
 // After each transfer it prints the CPU the machine, each gateway and the
 // endpoints used during it.
 func TestThroughput(t *testing.T) {
@@ -63,6 +69,10 @@ func TestThroughput(t *testing.T) {
 		}
 		extraArgs = []string{"--pprof-bind-address", pprofAddr}
 	}
+	underlayMTU := benchEnvInt(t, "SPILLWAY_BENCH_UNDERLAY_MTU", 1500)
+	if underlayMTU != 1500 {
+		extraArgs = append(extraArgs, "--mtu", strconv.Itoa(underlayMTU-80))
+	}
 	l := newLab(t.TempDir(), io.Discard)
 	l.gatewayEnv = strings.Fields(os.Getenv("SPILLWAY_BENCH_GATEWAY_ENV"))
 	for _, kv := range l.gatewayEnv {
@@ -75,7 +85,7 @@ func TestThroughput(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	startLab(t, l, extraArgs...)
+	startLab(t, l, underlayMTU, extraArgs...)
 	paths := []struct{ name, slug, from, to, addr string }{
 		{"raw veth (underlay)", "raw", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201")},
 		{"WireGuard tunnel (userspace)", "tunnel", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202")},
@@ -93,7 +103,7 @@ func TestThroughput(t *testing.T) {
 	}
 	d := time.Duration(seconds) * time.Second
 	loadavg, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("\nload average at start: %s; gateway environment: %q\n", strings.TrimSpace(string(loadavg)), l.gatewayEnv)
+	fmt.Printf("\nload average at start: %s; gateway environment: %q; underlay MTU %d\n", strings.TrimSpace(string(loadavg)), l.gatewayEnv, underlayMTU)
 	fmt.Printf("%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
 	for _, p := range paths {
 		dial := p.addr
@@ -245,10 +255,15 @@ func readLinkStats(t *testing.T, ns, dev string) linkStats {
 	return linkStats{st.Rx.Bytes, st.Rx.Packets, st.Tx.Bytes, st.Tx.Packets}
 }
 
-func startLab(t *testing.T, l *lab, extraArgs ...string) {
+func startLab(t *testing.T, l *lab, underlayMTU int, extraArgs ...string) {
 	t.Helper()
 	for _, step := range []func() error{l.buildGateway, l.create} {
 		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ns := range []string{l.ns("gwa"), l.ns("gwb")} {
+		if err := run("ip", "-n", ns, "link", "set", "ul", "mtu", strconv.Itoa(underlayMTU)); err != nil {
 			t.Fatal(err)
 		}
 	}
