@@ -170,7 +170,21 @@ func dropCounters(sender, gwb string) ([3]float64, error) {
 		return [3]float64{}, err
 	}
 	udp, err := snmpCounters(gwb)
-	return [3]float64{tcp["Tcp:RetransSegs"], udp["Udp:InErrors"], udp["Udp:RcvbufErrors"]}, err
+	if err != nil {
+		return [3]float64{}, err
+	}
+	var out [3]float64
+	for i, k := range []struct {
+		c    map[string]float64
+		name string
+	}{{tcp, "Tcp:RetransSegs"}, {udp, "Udp:InErrors"}, {udp, "Udp:RcvbufErrors"}} {
+		v, ok := k.c[k.name]
+		if !ok { // a missing counter must not read as "no drops"
+			return out, fmt.Errorf("/proc/net/snmp has no %s", k.name)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 func benchEnvInt(t *testing.T, name string, def int) int {
