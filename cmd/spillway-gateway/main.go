@@ -65,6 +65,7 @@ func bindFlags(fs *flag.FlagSet, o *options) {
 	fs.DurationVar(&o.probeInterval, "probe-interval", time.Second, "how often the peer is probed through the tunnel")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", 30*time.Second, "how long without a probe reply before Connecting turns into Error")
 	fs.StringVar(&o.statusFile, "status-file", "", "file the status (same JSON as /status) is written to every second; empty disables")
+	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "", "serve Go's pprof profiles (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060; off when empty or 0")
 	fs.BoolVar(&o.printPublicKey, "print-public-key", false, "print the public key of --private-key-file (creating it if missing) and exit")
 }
 
@@ -88,7 +89,7 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.Log = log.With("remoteClusterID", cfg.RemoteClusterID)
-	if err := run(ctx, cfg, o.metricsBindAddress, o.statusFile); err != nil {
+	if err := run(ctx, cfg, o); err != nil {
 		log.Error("gateway stopped", "error", err)
 		stop()
 		os.Exit(1)
@@ -129,13 +130,20 @@ func loadKey(path string, log *slog.Logger) (wgtypes.Key, error) {
 	return key, err
 }
 
-func run(ctx context.Context, cfg gateway.Config, metricsAddr, statusFile string) error {
+func run(ctx context.Context, cfg gateway.Config, o options) error {
 	gw := gateway.New(cfg)
 	statusCtx, stopStatus := context.WithCancel(ctx)
-	written := keepStatusFile(statusCtx, statusFile, gw.Status)
+	written := keepStatusFile(statusCtx, o.statusFile, gw.Status)
 	defer func() { stopStatus(); <-written }()
-	if metricsEnabled(metricsAddr) {
-		srv, err := serveMetrics(metricsAddr, gw.Status)
+	if metricsEnabled(o.metricsBindAddress) {
+		srv, err := serveMetrics(o.metricsBindAddress, gw.Status)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
+	if pprofEnabled(o.pprofBindAddress) {
+		srv, err := servePprof(o.pprofBindAddress, cfg.Log)
 		if err != nil {
 			return err
 		}

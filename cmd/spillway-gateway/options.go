@@ -41,7 +41,7 @@ type options struct {
 	remappedRemoteCIDR, externalCIDR  string
 	reservedSubnets, remapPools       string
 	interfaceName, metricsBindAddress string
-	statusFile                        string
+	statusFile, pprofBindAddress      string
 	implementation                    string
 	probeInterval, connectTimeout     time.Duration
 	printPublicKey                    bool
@@ -67,6 +67,9 @@ func (o options) parse() (gateway.Config, error) {
 		ConnectTimeout: o.connectTimeout, Interface: o.interfaceName}
 	o.checkIdentity(add)
 	o.checkPorts(add)
+	if err := checkPprofAddress(o.pprofBindAddress); err != nil {
+		add(err)
+	}
 	var err error
 	if cfg.Implementation, err = gateway.ParseImplementation(o.implementation); err != nil {
 		add(err)

@@ -20,42 +20,76 @@ package network_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 // TestThroughput measures TCP throughput, in one run on one lab, over the raw
 // underlay veth, through the WireGuard tunnel between the gateways, and from
-// pod to pod through the tunnel with NAT remapping on both ends. Not in CI:
+// pod to pod through the tunnel with NAT remapping on both ends. What is
+// simulated: both clusters are network namespaces of this one host, the
+// underlay is a veth between them, and the endpoints are goroutines of this
+// test process streaming over real TCP sockets; gateways, endpoints and the
+// kernel's network work share the host's cores. Not in CI:
 //
 //	go test -tags bench -run TestThroughput -v ./e2e/suites/network/
 //
-// SPILLWAY_BENCH_SECONDS sets each measurement's length (default 3).
+// SPILLWAY_BENCH_SECONDS sets each measurement's length (default 3),
+// SPILLWAY_BENCH_RUNS how many times each path is measured (default 1; the
+// median is printed when more), and SPILLWAY_BENCH_PPROF=<dir> starts the
+// gateways with --pprof-bind-address and writes a CPU profile of each
+// gateway and of this process (both endpoints) per transfer into dir.
+// SPILLWAY_BENCH_GATEWAY_ENV adds space-separated NAME=value pairs to the
+// gateways' environment only (e.g. GOMAXPROCS=1), to try runtime settings
+// without changing the endpoints in this process. SPILLWAY_BENCH_UNDERLAY_MTU
+// sets the underlay veths' MTU (default 1500) and the tunnel's --mtu 80 bytes
+// below it, to tell per-packet costs from per-byte ones.
+// After each transfer it prints the CPU the machine, each gateway and the
+// endpoints used during it.
 func TestThroughput(t *testing.T) {
 	if reason := hostSupport(); reason != "" {
 		t.Skip(reason)
 	}
+	seconds, runs := benchEnvInt(t, "SPILLWAY_BENCH_SECONDS", 3), benchEnvInt(t, "SPILLWAY_BENCH_RUNS", 1)
+	pprofDir := os.Getenv("SPILLWAY_BENCH_PPROF")
+	var extraArgs []string
+	if pprofDir != "" {
+		if err := os.MkdirAll(pprofDir, 0o755); err != nil {
+			t.Fatalf("SPILLWAY_BENCH_PPROF=%s: %v", pprofDir, err)
+		}
+		extraArgs = []string{"--pprof-bind-address", pprofAddr}
+	}
+	underlayMTU := benchEnvInt(t, "SPILLWAY_BENCH_UNDERLAY_MTU", 1500)
+	if underlayMTU != 1500 {
+		extraArgs = append(extraArgs, "--mtu", strconv.Itoa(underlayMTU-80))
+	}
 	l := newLab(t.TempDir(), io.Discard)
+	l.gatewayEnv = strings.Fields(os.Getenv("SPILLWAY_BENCH_GATEWAY_ENV"))
+	for _, kv := range l.gatewayEnv {
+		if name, _, ok := strings.Cut(kv, "="); !ok || name == "" {
+			t.Fatalf("SPILLWAY_BENCH_GATEWAY_ENV: %q is not NAME=value", kv)
+		}
+	}
 	t.Cleanup(func() {
 		if err := l.destroy(); err != nil {
 			t.Error(err)
 		}
 	})
-	startLab(t, l)
-	seconds := 3
-	if s, err := strconv.Atoi(os.Getenv("SPILLWAY_BENCH_SECONDS")); err == nil && s > 0 {
-		seconds = s
-	}
-	paths := []struct{ name, from, to, addr string }{
-		{"raw veth (underlay)", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201")},
-		{"WireGuard tunnel (userspace)", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202")},
-		{"tunnel + NAT remap, pod to pod", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203")},
+	startLab(t, l, underlayMTU, extraArgs...)
+	paths := []struct{ name, slug, from, to, addr string }{
+		{"raw veth (underlay)", "raw", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201")},
+		{"WireGuard tunnel (userspace)", "tunnel", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202")},
+		{"tunnel + NAT remap, pod to pod", "nat", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203")},
 	}
 	// Packets the kernel hands wireguard-go on a's TUN, the UDP datagrams on
 	// the underlay, and what wireguard-go writes to b's TUN: with the TUN
@@ -67,26 +101,120 @@ func TestThroughput(t *testing.T) {
 		{l.ns("gwa"), "ul", "tx", "a's underlay veth, UDP out"},
 		{l.ns("gwb"), l.iface("b"), "rx", "b's TUN, from wireguard-go"},
 	}
-	fmt.Printf("\n%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
+	d := time.Duration(seconds) * time.Second
+	loadavg, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nload average at start: %s; gateway environment: %q; underlay MTU %d\n", strings.TrimSpace(string(loadavg)), l.gatewayEnv, underlayMTU)
+	fmt.Printf("%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
 	for _, p := range paths {
 		dial := p.addr
 		if p.from == l.ns("poda") { // a's pod reaches b's at a's remap
 			dial = net.JoinHostPort(remapped(aSeesB), "5203")
 		}
-		before := make([]linkStats, len(links))
-		for i, k := range links {
-			before[i] = readLinkStats(t, k.ns, k.dev)
+		var all []float64
+		for run := 1; run <= runs; run++ {
+			before := make([]linkStats, len(links))
+			for i, k := range links {
+				before[i] = readLinkStats(t, k.ns, k.dev)
+			}
+			drops, err := dropCounters(p.from, l.ns("gwb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cpuBefore, err := takeCPUSnapshot(cpuPids(l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prof *profiles
+			if pprofDir != "" {
+				if prof, err = startProfiles(l, pprofDir, fmt.Sprintf("%s-%d", p.slug, run), d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mbps, err := throughput(p.from, p.to, p.addr, dial, d)
+			if err != nil {
+				t.Fatalf("%s: %v", p.name, err)
+			}
+			cpuAfter, cerr := takeCPUSnapshot(cpuPids(l))
+			if prof != nil {
+				cerr = errors.Join(cerr, prof.finish())
+			}
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			sizes := ""
+			for i, k := range links {
+				sizes += fmt.Sprintf(" %8.0f", readLinkStats(t, k.ns, k.dev).since(before[i]).bytesPerPacket(k.dir))
+			}
+			dropsAfter, err := dropCounters(p.from, l.ns("gwb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Printf("%-32s %12.0f %s\n    %s\n    sender's TCP retransmitted segments %.0f, b's UDP receive errors %.0f (buffer full %.0f)\n",
+				p.name, mbps, sizes, cpuUse(cpuBefore, cpuAfter), dropsAfter[0]-drops[0], dropsAfter[1]-drops[1], dropsAfter[2]-drops[2])
+			all = append(all, mbps)
 		}
-		mbps, err := throughput(p.from, p.to, p.addr, dial, time.Duration(seconds)*time.Second)
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
+		if runs > 1 {
+			fmt.Printf("%-32s %12.0f   median of %d runs: %s\n", p.name, median(all), runs, formatRuns(all))
 		}
-		sizes := ""
-		for i, k := range links {
-			sizes += fmt.Sprintf(" %8.0f", readLinkStats(t, k.ns, k.dev).since(before[i]).bytesPerPacket(k.dir))
-		}
-		fmt.Printf("%-32s %12.0f %s\n", p.name, mbps, sizes)
 	}
+	if pprofDir != "" {
+		fmt.Printf("profiles in %s: go tool pprof -top %s\n", pprofDir, filepath.Join(pprofDir, "tunnel-1-gwa-cpu.pprof"))
+	}
+}
+
+// dropCounters are the TCP segments the sender's namespace retransmitted and
+// the UDP receive errors (all, and for a full buffer) of b's gateway namespace.
+func dropCounters(sender, gwb string) ([3]float64, error) {
+	tcp, err := snmpCounters(sender)
+	if err != nil {
+		return [3]float64{}, err
+	}
+	udp, err := snmpCounters(gwb)
+	if err != nil {
+		return [3]float64{}, err
+	}
+	var out [3]float64
+	for i, k := range []struct {
+		c    map[string]float64
+		name string
+	}{{tcp, "Tcp:RetransSegs"}, {udp, "Udp:InErrors"}, {udp, "Udp:RcvbufErrors"}} {
+		v, ok := k.c[k.name]
+		if !ok { // a missing counter must not read as "no drops"
+			return out, fmt.Errorf("/proc/net/snmp has no %s", k.name)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func benchEnvInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: give a positive whole number (default %d)", name, v, def)
+	}
+	return n
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func formatRuns(v []float64) string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strings.Join(out, ", ")
 }
 
 func linkNames(links []struct{ ns, dev, dir, name string }) string {
@@ -141,10 +269,15 @@ func readLinkStats(t *testing.T, ns, dev string) linkStats {
 	return linkStats{st.Rx.Bytes, st.Rx.Packets, st.Tx.Bytes, st.Tx.Packets}
 }
 
-func startLab(t *testing.T, l *lab) {
+func startLab(t *testing.T, l *lab, underlayMTU int, extraArgs ...string) {
 	t.Helper()
 	for _, step := range []func() error{l.buildGateway, l.create} {
 		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ns := range []string{l.ns("gwa"), l.ns("gwb")} {
+		if err := run("ip", "-n", ns, "link", "set", "ul", "mtu", strconv.Itoa(underlayMTU)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,7 +289,7 @@ func startLab(t *testing.T, l *lab) {
 	for _, c := range []string{"a", "b"} {
 		args, err := l.gatewayArgs(c)
 		if err == nil {
-			err = l.startGateway(c, l.ns("gw"+c), args)
+			err = l.startGateway(c, l.ns("gw"+c), append(args, extraArgs...))
 		}
 		if err != nil {
 			t.Fatal(err)

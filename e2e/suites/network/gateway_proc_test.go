@@ -83,6 +83,9 @@ func (l *lab) startGateway(name, ns string, args []string) error {
 	}
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, l.bin}, args...)...)
 	cmd.Stdout, cmd.Stderr = prefixed(l.log, name), prefixed(l.log, name)
+	if len(l.gatewayEnv) > 0 {
+		cmd.Env = append(os.Environ(), l.gatewayEnv...)
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting gateway %s: %w", name, err)
 	}

@@ -56,6 +56,9 @@ type lab struct {
 	log        io.Writer
 	namespaces []string
 	procs      map[string]*gatewayProc
+	// gatewayEnv is added to the gateways' environment (the benchmark's
+	// SPILLWAY_BENCH_GATEWAY_ENV, e.g. GOMAXPROCS=1); empty in the suite.
+	gatewayEnv []string
 }
 
 func newLab(dir string, log io.Writer) *lab {
