@@ -337,6 +337,7 @@ func TestDeletePodReadsTheShadowPodWhenTheProviderPodCannotVouchForIt(t *testing
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	g.Expect(m.deletes).To(Equal(map[string]int{"web-0001": 1}), "web-0001's DELETE under its provider pod's owner UID, refused")
 	g.Expect(m.remoteGets).To(Equal(1), "web-0001's ShadowPod is read after the precondition failed")
 	list := &virtualkubeletv1alpha1.ShadowPodList{}
 	g.Expect(m.remote.List(ctx, list)).To(Succeed())
@@ -396,7 +397,9 @@ func TestResyncComparesStatusesOnlyWhenAVersionOrTheRemapChanged(t *testing.T) {
 	pass(edited)
 	g.Expect(reports).To(Equal(1), "the remap changed: compared, and reported")
 
+	pass(edited)
+	g.Expect(reports).To(Equal(2), "a status that did not match is compared again at the next pass, versions unchanged")
 	edited.ResourceVersion = "6"
 	pass(edited)
-	g.Expect(reports).To(Equal(2), "a status that did not match is compared again at every pass")
+	g.Expect(reports).To(Equal(3), "and after the local pod changed")
 }

@@ -315,9 +315,13 @@ func TestResyncWorksFromTheWatchedShadowPods(t *testing.T) {
 			Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}
 	}
 	// "orphan": watched, no local pod. "fresh": live, its ShadowPod written
-	// but not watched yet. "lost": live, no ShadowPod anywhere.
+	// but not watched yet. "lost": live, no ShadowPod anywhere. "unlabelled":
+	// live, its ShadowPod lost this consumer's origin label, so no watch or
+	// list shows it.
 	var lists, creates int
-	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadow("orphan"), shadow("fresh")).WithInterceptorFuncs(interceptor.Funcs{
+	unlabelled := shadow("unlabelled")
+	unlabelled.Labels = nil
+	remote := fake.NewClientBuilder().WithScheme(s).WithObjects(shadow("orphan"), shadow("fresh"), unlabelled).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			lists++
 			return c.List(ctx, list, opts...)
@@ -327,8 +331,8 @@ func TestResyncWorksFromTheWatchedShadowPods(t *testing.T) {
 			return c.Create(ctx, obj, opts...)
 		},
 	}).Build()
-	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(local("fresh"), local("lost")).Build()
-	localAPI := kubefake.NewClientset(local("fresh"), local("lost"))
+	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(local("fresh"), local("lost"), local("unlabelled")).Build()
+	localAPI := kubefake.NewClientset(local("fresh"), local("lost"), local("unlabelled"))
 	metaScheme := metadatafake.NewTestScheme()
 	utilruntime.Must(metav1.AddMetaToScheme(metaScheme))
 	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan",
@@ -337,7 +341,7 @@ func TestResyncWorksFromTheWatchedShadowPods(t *testing.T) {
 			Shadows: metadatafake.NewSimpleMetadataClient(metaScheme, watched("orphan"))}}
 	h.Twins.Watch("demo-rome", "demo")
 	defer h.Twins.Stop()
-	g.Eventually(func() bool { _, ok := h.Twins.ShadowPods("demo"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
+	g.Eventually(func() bool { _, ok := h.Twins.ShadowPods("demo", "demo-rome"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
 
 	for range 2 { // the second pass confirms the orphan with the local API server
 		h.resync(context.Background(), localCache, localAPI.CoreV1(), time.Minute)
@@ -347,5 +351,9 @@ func TestResyncWorksFromTheWatchedShadowPods(t *testing.T) {
 		&virtualkubeletv1alpha1.ShadowPod{}))).To(BeTrue(), "the watched orphan is deleted")
 	g.Expect(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "lost"}, &virtualkubeletv1alpha1.ShadowPod{})).
 		To(Succeed(), "the lost pod's ShadowPod is written again")
-	g.Expect(creates).To(Equal(1), "lost's ShadowPod, once (the second pass finds it on the provider); none for fresh")
+	relabelled := &virtualkubeletv1alpha1.ShadowPod{}
+	g.Expect(remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "unlabelled"}, relabelled)).To(Succeed())
+	g.Expect(relabelled.Labels).To(HaveKeyWithValue(sharingv1alpha1.OriginClusterIDLabel, "rome-id"), "written again, so relabelled")
+	g.Expect(relabelled.UID).To(Equal(unlabelled.UID), "adopted in place, not replaced")
+	g.Expect(creates).To(Equal(2), "lost's ShadowPod once (the second pass finds it on the provider) and unlabelled's attempt; none for fresh")
 }

@@ -116,7 +116,7 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 			byName[pods.Items[i].Name] = &pods.Items[i]
 		}
 	}
-	shadows, watched := h.Twins.ShadowPods(localNs)
+	shadows, watched := h.Twins.ShadowPods(localNs, remoteNs)
 	if !watched {
 		var err error
 		if shadows, err = h.listShadowPods(ctx, remoteNs); err != nil {
@@ -129,7 +129,7 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 		h.settleShadowPod(ctx, local, sp, byName[sp.Name], localNs, interval)
 	}
 	for name, p := range byName {
-		if seen[name] || !live(p) || (watched && h.shadowPodExists(ctx, remoteNs, name)) {
+		if seen[name] || !live(p) || h.writtenElsewhere(p) || (watched && h.shadowPodExists(ctx, remoteNs, name)) {
 			continue
 		}
 		h.recoverMissing(ctx, local, p)
@@ -137,14 +137,30 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 	return nil
 }
 
+// writtenElsewhere reports whether pod's ShadowPod is another path's to
+// write: refused by policy, retried with backoff, or waiting for its
+// namespace's twin.
+func (h *Handler) writtenElsewhere(pod *corev1.Pod) bool {
+	h.mu.Lock()
+	_, refused := h.refused[key(pod.Namespace, pod.Name)]
+	h.mu.Unlock()
+	return refused || h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil
+}
+
 // shadowPodExists asks the provider whether a ShadowPod the watch does not
 // show exists: the watch trails the ShadowPods CreatePod has just written,
-// where a list read after the local pods did not. A failed read counts as
-// existing, so nothing is written again on a guess.
+// where a list read after the local pods did not. One without this
+// consumer's origin label is outside the watch and the list alike: it
+// counts as missing, so that writing it again relabels it (adopt), as the
+// list-based pass did. A failed read counts as existing, so nothing is
+// written again on a guess.
 func (h *Handler) shadowPodExists(ctx context.Context, remoteNs, name string) bool {
 	sp := &metav1.PartialObjectMetadata{TypeMeta: shadowPodKind}
 	err := h.Remote.Get(ctx, client.ObjectKey{Namespace: remoteNs, Name: name}, sp)
-	return !apierrors.IsNotFound(err)
+	if err != nil {
+		return !apierrors.IsNotFound(err)
+	}
+	return sp.Labels[sharingv1alpha1.OriginClusterIDLabel] == h.LocalClusterID
 }
 
 // shadowPodPage is how many ShadowPods one request of the resync reads.
@@ -367,12 +383,6 @@ func stillLive(ctx context.Context, local corev1client.PodsGetter, pod *corev1.P
 // The local API server confirms the pod is still live first: the cache may
 // be older than a deletion that DeletePod has just carried out.
 func (h *Handler) recoverMissing(ctx context.Context, local corev1client.PodsGetter, pod *corev1.Pod) {
-	h.mu.Lock()
-	_, refused := h.refused[key(pod.Namespace, pod.Name)]
-	h.mu.Unlock()
-	if refused || h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
-		return
-	}
 	cur, ok := stillLive(ctx, local, pod)
 	if !ok {
 		return

@@ -138,12 +138,13 @@ func (w *TwinWatcher) shadowPodInformer(remoteNs string) cache.SharedIndexInform
 	return inf
 }
 
-// ShadowPods returns the consumer's ShadowPods in the twin of localNs, as
-// the watch last saw them, and false while they are not watched or not yet
-// listed. The objects are the watch's own: read them, never modify them.
-func (w *TwinWatcher) ShadowPods(localNs string) ([]*metav1.PartialObjectMetadata, bool) {
-	_, t := w.twinOf(localNs)
-	if t == nil || t.shadows == nil || !t.shadows.HasSynced() {
+// ShadowPods returns the consumer's ShadowPods in remoteNs, the twin of
+// localNs, as the watch last saw them, and false while they are not watched
+// or not yet listed, or localNs's twin is another namespace by now. The
+// objects are the watch's own: read them, never modify them.
+func (w *TwinWatcher) ShadowPods(localNs, remoteNs string) ([]*metav1.PartialObjectMetadata, bool) {
+	current, t := w.twinOf(localNs)
+	if t == nil || current != remoteNs || t.shadows == nil || !t.shadows.HasSynced() {
 		return nil, false
 	}
 	items := t.shadows.GetStore().List()
