@@ -22,9 +22,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"time"
+
+	"github.com/spillway-dev/spillway/cmd/internal/profiling"
 )
 
 // pprofFlag is the name of the opt-in profiling endpoint's flag.
@@ -49,23 +50,11 @@ func servePprof(addr string) error {
 	if err != nil {
 		return fmt.Errorf("listening on %q: %w; give a free host:port such as 127.0.0.1:6060", addr, err)
 	}
-	srv := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: profiling.Mux(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintln(os.Stderr, "spillway-controller: pprof endpoint stopped:", err)
 		}
 	}()
 	return nil
-}
-
-// pprofMux routes /debug/pprof/ without the process-wide default mux, which
-// any imported package may have added handlers to.
-func pprofMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }

@@ -17,27 +17,10 @@ limitations under the License.
 package main
 
 import (
-	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
-
-func TestPprofMuxServesHeapProfile(t *testing.T) {
-	srv := httptest.NewServer(pprofMux())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/debug/pprof/heap?debug=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "heap profile") {
-		t.Fatalf("GET /debug/pprof/heap: %d %.200s", resp.StatusCode, body)
-	}
-}
 
 func TestServePprofRejectsATakenAddressNamingTheFix(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

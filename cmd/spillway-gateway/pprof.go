@@ -22,10 +22,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"net/netip"
 	"strconv"
 	"time"
+
+	"github.com/spillway-dev/spillway/cmd/internal/profiling"
 )
 
 // checkPprofAddress accepts an empty or "0" --pprof-bind-address (off) or a
@@ -64,23 +65,11 @@ func servePprof(addr string, log *slog.Logger) (*http.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--pprof-bind-address %s: %w; give a free loopback host:port", addr, err)
 	}
-	srv := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: profiling.Mux(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("pprof endpoint stopped", "error", err)
 		}
 	}()
 	return srv, nil
-}
-
-// pprofMux routes /debug/pprof/ without the process-wide default mux, which
-// any imported package may have added handlers to.
-func pprofMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }

@@ -17,11 +17,8 @@ limitations under the License.
 package main
 
 import (
-	"io"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
@@ -67,20 +64,6 @@ func TestParseRejectsANonLoopbackPprofAddress(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring("--pprof-bind-address")))
 	_, err = validOptions(t).parse()
 	g.Expect(err).NotTo(HaveOccurred(), "off by default")
-}
-
-func TestPprofMuxServesProfiles(t *testing.T) {
-	srv := httptest.NewServer(pprofMux())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/debug/pprof/heap?debug=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "heap profile") {
-		t.Fatalf("GET /debug/pprof/heap: %d %.200s", resp.StatusCode, body)
-	}
 }
 
 func TestServePprofOnATakenPortNamesTheFlag(t *testing.T) {
