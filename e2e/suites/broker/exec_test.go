@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/conditions"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"golang.org/x/sys/unix"
@@ -40,6 +42,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/cli/manifests"
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
@@ -198,6 +201,9 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 				WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		}
 		Eventually(func(g Gomega) {
+			// Every hop's view goes into the failure message: which hop held
+			// a probe back is what a rerun cannot tell.
+			where := probeWhereabouts(ctx)
 			probes = nil
 			for _, p := range []struct {
 				cluster *lab.Cluster
@@ -205,16 +211,16 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 			}{{milan, milanC}, {naples, naplesC}} {
 				list := &corev1.PodList{}
 				g.Expect(p.c.List(ctx, list, client.MatchingLabels{"app": execApp})).To(Succeed())
-				g.Expect(list.Items).To(HaveLen(1), "one probe at %s (hard anti-affinity at genoa)", p.cluster.Name)
-				g.Expect(list.Items[0].Status.Phase).To(Equal(corev1.PodRunning))
+				g.Expect(list.Items).To(HaveLen(1), "one probe at %s (hard anti-affinity at genoa)\n%s", p.cluster.Name, where)
+				g.Expect(list.Items[0].Status.Phase).To(Equal(corev1.PodRunning), where)
 				probes = append(probes, execAt{pod: list.Items[0].Name, provider: p.cluster, remoteNs: list.Items[0].Namespace})
 			}
 			for _, p := range probes {
 				local, atGenoa := &corev1.Pod{}, &corev1.PodList{}
 				g.Expect(romeC.Get(ctx, client.ObjectKey{Namespace: execNs, Name: p.pod}, local)).To(Succeed())
-				g.Expect(local.Status.Phase).To(Equal(corev1.PodRunning), "rome sees %s Running", p.pod)
+				g.Expect(local.Status.Phase).To(Equal(corev1.PodRunning), "rome sees %s Running\n%s", p.pod, where)
 				g.Expect(genoaC.List(ctx, atGenoa, client.MatchingLabels{"app": execApp})).To(Succeed())
-				g.Expect(atGenoa.Items).NotTo(BeEmpty())
+				g.Expect(atGenoa.Items).NotTo(BeEmpty(), where)
 				genoaTwin = atGenoa.Items[0].Namespace
 			}
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
@@ -250,7 +256,7 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 			Expect(code).To(BeZero(), stderr)
 			Expect(stderr).To(Equal(direct), "stderr comes back apart from stdout")
 		}
-	}, SpecTimeout(2*time.Minute))
+	}, SpecTimeout(5*time.Minute)) // Ginkgo counts the BeforeAll's 3 minutes in the first spec's
 
 	It("gives rome's kubectl exec -it a terminal at the provider", func(ctx context.Context) {
 		// The command checks it has a terminal on both ends, as a shell does
@@ -320,4 +326,51 @@ func removeExecProbes(ctx context.Context, twin string) {
 		return genoaC.Get(ctx, client.ObjectKey{Namespace: twin, Name: offloadingv1alpha1.RequiredName}, &offloadingv1alpha1.NamespaceOffloading{})
 	}).WithContext(ctx).WithTimeout(90*time.Second).WithPolling(time.Second).Should(
 		Satisfy(apierrors.IsNotFound), "genoa's NamespaceOffloading in the twin %s goes with rome's", twin)
+}
+
+// probeWhereabouts is every hop's view of the probes, a line each: the pods
+// labelled for them at each cluster (namespace, node, phase, and why one is
+// not yet scheduled), and the ShadowPods genoa, milan and naples hold for them
+// with their Ready condition.
+func probeWhereabouts(ctx context.Context) string {
+	var b strings.Builder
+	for _, at := range []struct {
+		name string
+		c    client.Client
+	}{{"rome", romeC}, {"genoa", genoaC}, {"milan", milanC}, {"naples", naplesC}} {
+		pods := &corev1.PodList{}
+		if err := at.c.List(ctx, pods, client.MatchingLabels{"app": execApp}); err != nil {
+			fmt.Fprintf(&b, "%s: listing pods: %v\n", at.name, err)
+			continue
+		}
+		for _, p := range pods.Items {
+			fmt.Fprintf(&b, "%s: pod %s/%s node=%q phase=%s", at.name, p.Namespace, p.Name, p.Spec.NodeName, p.Status.Phase)
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Status != corev1.ConditionTrue {
+					fmt.Fprintf(&b, " unscheduled: %s", c.Message)
+				}
+			}
+			b.WriteString("\n")
+		}
+		if at.name == "rome" {
+			continue // rome holds no ShadowPods of its own pods
+		}
+		shadows := &virtualkubeletv1alpha1.ShadowPodList{}
+		if err := at.c.List(ctx, shadows); err != nil {
+			fmt.Fprintf(&b, "%s: listing ShadowPods: %v\n", at.name, err)
+			continue
+		}
+		for _, sp := range shadows.Items {
+			if !strings.HasPrefix(sp.Name, "probe-") {
+				continue
+			}
+			ready := conditions.Get(&sp, meta.ReadyCondition)
+			if ready == nil {
+				fmt.Fprintf(&b, "%s: ShadowPod %s/%s phase=%s, no Ready condition\n", at.name, sp.Namespace, sp.Name, sp.Status.Phase)
+				continue
+			}
+			fmt.Fprintf(&b, "%s: ShadowPod %s/%s phase=%s Ready=%s %s: %s\n", at.name, sp.Namespace, sp.Name, sp.Status.Phase, ready.Status, ready.Reason, ready.Message)
+		}
+	}
+	return b.String()
 }
