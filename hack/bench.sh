@@ -22,7 +22,8 @@
 # The pod benchmark also counts API requests per pod from every API server's
 # apiserver_request_total (and each manager's rest_client_requests_total), by
 # verb and resource, and profiles rome's manager during the offloaded batch
-# (bench/results/pprof/). See docs/performance.md.
+# (bench/results/pprof/). SPILLWAY_LAB_APISERVER_PROFILING=1 also profiles every
+# API server over each path's creation, vanilla included. See docs/performance.md.
 # Results: bench/results/ (network-throughput.txt, pods.*, reflection.*, storage.*, peers.*).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -57,6 +57,18 @@ type ClientQPS struct {
 	Burst int `json:"burst"`
 }
 
+// EnvAPIServerProfiling names the variable that, set to 1, starts the lab's
+// API servers with --profiling, so a benchmark can read where their CPU goes
+// (`kubectl get --raw '/debug/pprof/profile?seconds=60'`). Off by default:
+// the endpoints serve any authenticated user with the right RBAC, and the
+// suites need none of it.
+const EnvAPIServerProfiling = "SPILLWAY_LAB_APISERVER_PROFILING"
+
+// apiServerProfiling is the API server's --profiling, from EnvAPIServerProfiling.
+func apiServerProfiling() string {
+	return "--profiling=" + strconv.FormatBool(os.Getenv(EnvAPIServerProfiling) == "1")
+}
+
 // DefaultClientQPS is fast enough for thousands of pods on two cores.
 var DefaultClientQPS = ClientQPS{QPS: 100, Burst: 200}
 
@@ -96,7 +108,7 @@ func (c *Cluster) componentArgs(component string) ([]string, error) {
 			// after 30, so a CI-length fault outlasts it (docs/faults.md).
 			"--default-not-ready-toleration-seconds=" + strconv.Itoa(DefaultTolerationSeconds),
 			"--default-unreachable-toleration-seconds=" + strconv.Itoa(DefaultTolerationSeconds),
-			"--profiling=false", "--v=1",
+			apiServerProfiling(), "--v=1",
 		}, nil
 	case PeerLink:
 		if c.lab.bins.Lab == "" {

@@ -19,6 +19,7 @@ package podbench
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -83,7 +84,7 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		if before {
 			// The CPU profiles cover the creation, where the queueing is.
 			for _, c := range []*lab.Cluster{b.Rome, b.Milan} {
-				profiles = append(profiles, startCPUProfile(ctx, framework.PprofAddress(c), c.Name+"-manager", b.creationTime(n)+5*time.Second))
+				profiles = append(profiles, startCPUProfile(ctx, managerPprof(framework.PprofAddress(c)), c.Name+"-manager", b.creationTime(n)+5*time.Second))
 			}
 		} else {
 			for _, p := range profiles {
@@ -146,6 +147,10 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 		return Sample{}, nil, Traffic{}, err
 	}
 	run := fmt.Sprintf("%s-%d", p.mode, n)
+	apiServers, err := b.startAPIServerProfiles(ctx, n)
+	if err != nil {
+		return Sample{}, nil, Traffic{}, err
+	}
 	c := b.creator(p.cs, b.creationTime(n)+10*time.Minute)
 	s, err := c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, n))
 	if err != nil {
@@ -154,6 +159,11 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 	cpuAfter, err := ReadCPU(b.clusters()...)
 	if err != nil {
 		return s, nil, Traffic{}, err
+	}
+	for _, prof := range apiServers {
+		if err := prof.finish(ctx, filepath.Join(b.resultsDir, "pprof"), prof.name+"-"+run, b.log); err != nil {
+			return s, nil, Traffic{}, err
+		}
 	}
 	if probe != nil {
 		if err := probe(false); err != nil {
@@ -220,4 +230,23 @@ func (b *Bench) cleanup(ctx context.Context, p path, run string, n int) error {
 		}
 		return b.twinsEmpty(ctx, p)
 	})
+}
+
+// startAPIServerProfiles starts CPU profiles of every cluster's API server
+// over a batch's creation, when the lab runs them with profiling
+// (lab.EnvAPIServerProfiling): the offloaded path's excess CPU is mostly
+// the API servers' (issue 17, target 1), which only their own profiles split.
+func (b *Bench) startAPIServerProfiles(ctx context.Context, n int) ([]*profiler, error) {
+	if os.Getenv(lab.EnvAPIServerProfiling) != "1" {
+		return nil, nil
+	}
+	var out []*profiler
+	for _, c := range b.clusters() {
+		fetch, err := apiServerPprof(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, startCPUProfile(ctx, fetch, c.Name+"-apiserver", b.creationTime(n)+5*time.Second))
+	}
+	return out, nil
 }

@@ -24,11 +24,13 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
-// profiler is a CPU profile being taken from a manager's pprof endpoint.
+// profiler is a CPU profile being taken from a pprof endpoint.
 type profiler struct {
-	addr string
+	fetch fetcher
 	// name is whose profile it is, e.g. rome-manager.
 	name string
 	done chan struct{}
@@ -36,13 +38,33 @@ type profiler struct {
 	err  error
 }
 
-// startCPUProfile asks addr, name's pprof endpoint, for a CPU profile of the next d.
-func startCPUProfile(ctx context.Context, addr, name string, d time.Duration) *profiler {
-	p := &profiler{addr: addr, name: name, done: make(chan struct{})}
+// fetcher reads a pprof path (with its query) from one process's endpoint.
+type fetcher func(ctx context.Context, path string) ([]byte, error)
+
+// managerPprof reads a manager's --pprof-bind-address endpoint.
+func managerPprof(addr string) fetcher {
+	return func(ctx context.Context, path string) ([]byte, error) { return get(ctx, "http://"+addr+path) }
+}
+
+// apiServerPprof reads an API server's /debug/pprof as the lab's admin
+// (the lab starts it with --profiling only under EnvAPIServerProfiling).
+func apiServerPprof(c *lab.Cluster) (fetcher, error) {
+	cs, err := c.Clientset()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, path string) ([]byte, error) {
+		return cs.CoreV1().RESTClient().Get().RequestURI(path).DoRaw(ctx)
+	}, nil
+}
+
+// startCPUProfile asks name's pprof endpoint for a CPU profile of the next d.
+func startCPUProfile(ctx context.Context, fetch fetcher, name string, d time.Duration) *profiler {
+	p := &profiler{fetch: fetch, name: name, done: make(chan struct{})}
 	seconds := max(int(d.Round(time.Second)/time.Second), 1)
 	go func() {
 		defer close(p.done)
-		p.data, p.err = get(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds))
+		p.data, p.err = fetch(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds))
 	}()
 	return p
 }
@@ -53,7 +75,7 @@ func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) 
 	if p == nil {
 		return nil
 	}
-	heap, err := get(ctx, "http://"+p.addr+"/debug/pprof/heap")
+	heap, err := p.fetch(ctx, "/debug/pprof/heap")
 	if err != nil {
 		return fmt.Errorf("heap profile of %s: %w", p.name, err)
 	}
@@ -73,7 +95,7 @@ func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) 
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "bench: wrote %s (go tool pprof -top bin/e2e/spillway-controller %s)\n", path, path)
+		fmt.Fprintf(log, "bench: wrote %s (go tool pprof -top %s)\n", path, path)
 	}
 	return nil
 }
