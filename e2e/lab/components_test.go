@@ -16,13 +16,23 @@ limitations under the License.
 
 package lab
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
-func TestAPIServerProfilingIsOffUnlessAsked(t *testing.T) {
+// TestAPIServersProfileOnlyWhenAsked reads the API server's command line the
+// lab starts, so a hard-coded --profiling fails it too.
+func TestAPIServersProfileOnlyWhenAsked(t *testing.T) {
+	c := &Cluster{Name: "milan", lab: &Lab{dir: t.TempDir()}, state: &ClusterState{CIDRs: CIDRs{Service: "10.130.0.0/16"}}}
 	for value, want := range map[string]string{"": "--profiling=false", "0": "--profiling=false", "1": "--profiling=true"} {
 		t.Setenv(EnvAPIServerProfiling, value)
-		if got := apiServerProfiling(); got != want {
-			t.Errorf("%s=%q: %s, want %s", EnvAPIServerProfiling, value, got, want)
+		args, err := c.componentArgs(APIServer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(args, want) {
+			t.Errorf("%s=%q: the API server runs with %q, want %s among them", EnvAPIServerProfiling, value, args, want)
 		}
 	}
 }

@@ -17,11 +17,13 @@ limitations under the License.
 package profiling
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMuxServesTheHeapProfileAndNothingElse(t *testing.T) {
@@ -41,8 +43,11 @@ func TestMuxServesTheHeapProfileAndNothingElse(t *testing.T) {
 		t.Fatalf("GET /debug/pprof/heap: %d %.200s", code, body)
 	}
 	// Handlers other packages add to http.DefaultServeMux stay off this port.
-	http.DefaultServeMux.HandleFunc("/debug/added-by-an-import", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("leak")) })
-	if code, _ := get("/debug/added-by-an-import"); code != http.StatusNotFound {
+	// The path is new at every run: the default mux refuses a pattern twice
+	// (go test -count=2).
+	added := fmt.Sprintf("/debug/added-by-an-import-%d", time.Now().UnixNano())
+	http.DefaultServeMux.HandleFunc(added, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("leak")) })
+	if code, _ := get(added); code != http.StatusNotFound {
 		t.Fatalf("GET a handler of the default mux: %d, want 404", code)
 	}
 }

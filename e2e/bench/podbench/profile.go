@@ -69,7 +69,7 @@ func startCPUProfile(ctx context.Context, fetch fetcher, name string, d time.Dur
 	return p
 }
 
-// finish waits for the CPU profile, takes a heap profile, and writes both as
+// finish takes a heap profile, waits for the CPU profile, and writes both as
 // <dir>/<name>-{cpu,heap}.pprof for `go tool pprof`.
 func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) error {
 	if p == nil {

@@ -57,6 +57,14 @@ const (
 	noExecFor = "web"   // a container without a kwok exec rule
 )
 
+// execSpecTimeout bounds the exec specs but the first. Ginkgo runs an
+// Ordered container's BeforeAll inside whichever of its specs runs first
+// (all of them, or the one a focus keeps) and counts it against that
+// spec's SpecTimeout: every spec's budget must hold the BeforeAll's 4
+// minutes, or it cuts the BeforeAll short before its Eventually can say
+// what it waited for (CI once failed that way, with no message).
+const execSpecTimeout = 5 * time.Minute
+
 // execAt is one of rome's exec pods and the provider cluster that runs it.
 type execAt struct {
 	pod      string // the name at rome, genoa and the provider alike
@@ -224,7 +232,7 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 				genoaTwin = atGenoa.Items[0].Namespace
 			}
 		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
-	}, NodeTimeout(3*time.Minute))
+	}, NodeTimeout(4*time.Minute)) // two creates of up to 30 s, then the 2-minute Eventually
 
 	It("returns on rome what the provider's own kubectl exec returns, stdin and stderr included", func(ctx context.Context) {
 		for _, p := range probes {
@@ -256,7 +264,7 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 			Expect(code).To(BeZero(), stderr)
 			Expect(stderr).To(Equal(direct), "stderr comes back apart from stdout")
 		}
-	}, SpecTimeout(5*time.Minute)) // Ginkgo counts the BeforeAll's 3 minutes in the first spec's
+	}, SpecTimeout(6*time.Minute)) // see execSpecTimeout
 
 	It("gives rome's kubectl exec -it a terminal at the provider", func(ctx context.Context) {
 		// The command checks it has a terminal on both ends, as a shell does
@@ -274,7 +282,7 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 			Expect(code).To(BeZero(), "rome's kubectl exec -it: %q", out)
 			Expect(out).To(ContainSubstring(prompt))
 		}
-	}, SpecTimeout(time.Minute))
+	}, SpecTimeout(execSpecTimeout))
 
 	It("carries the provider's refusal back to rome, naming each hop", func(ctx context.Context) {
 		for _, p := range probes {
@@ -301,7 +309,7 @@ var _ = Describe("kubectl exec on rome, two hops from the pod", Ordered, func() 
 			Expect(stderr).To(ContainSubstring("on cluster " + p.provider.Name))
 			Expect(stderr).To(ContainSubstring("exit status 7"))
 		}
-	}, SpecTimeout(time.Minute))
+	}, SpecTimeout(execSpecTimeout))
 })
 
 // removeExecProbes deletes the probes and unoffloads their namespace, and
