@@ -302,10 +302,11 @@ func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	if err != nil || remoteNs == "" {
 		return err
 	}
-	if sent, err := h.deleteWatchedShadowPod(ctx, remoteNs, pod); sent || err != nil {
-		if err != nil {
-			return err
-		}
+	sent, err := h.deleteWatchedShadowPod(ctx, remoteNs, pod)
+	if err != nil {
+		return err
+	}
+	if sent {
 		h.reportIfGone(pod)
 		return nil
 	}

@@ -141,10 +141,12 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 // write: refused by policy, retried with backoff, or waiting for its
 // namespace's twin.
 func (h *Handler) writtenElsewhere(pod *corev1.Pod) bool {
+	k := key(pod.Namespace, pod.Name)
 	h.mu.Lock()
-	_, refused := h.refused[key(pod.Namespace, pod.Name)]
-	h.mu.Unlock()
-	return refused || h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil
+	defer h.mu.Unlock()
+	_, refused := h.refused[k]
+	_, pending := h.pending[k]
+	return refused || pending || h.retrying[k] != nil
 }
 
 // shadowPodExists asks the provider whether a ShadowPod the watch does not
