@@ -118,8 +118,10 @@ func takeCPUSnapshot(pids [3]int) (cpuSnapshot, error) {
 }
 
 // cpuUse says where the CPU went between two snapshots: whether the machine
-// was saturated, and how much of it each gateway and the endpoints took.
-func cpuUse(before, after cpuSnapshot) string {
+// was saturated, how much of it each gateway and the endpoints took, and
+// what the machine's busy time comes to per GB of the moved bytes, the
+// figure that compares paths across hosts and loads (issue 17, target 6).
+func cpuUse(before, after cpuSnapshot, moved int64) string {
 	w := after.at.Sub(before.at).Seconds()
 	m := after.machine.since(before.machine)
 	busy := m.total - m.idle
@@ -133,8 +135,8 @@ func cpuUse(before, after cpuSnapshot) string {
 	// kernel threads, and anything else on the machine: large means a
 	// neighbour competed and the run is not an idle-machine figure.
 	p = append(p, others, 100*others/w)
-	return fmt.Sprintf("CPU over %.1fs, %d cores: machine %.0f%% busy (user %.2fs, system %.2fs, irq+softirq %.2fs, idle %.2fs); ",
-		w, runtime.NumCPU(), 100*busy/max(m.total, 1e-9), m.user, m.system, m.softirq, m.idle) +
+	return fmt.Sprintf("CPU over %.1fs, %d cores: machine %.0f%% busy (user %.2fs, system %.2fs, irq+softirq %.2fs, idle %.2fs), %.2f core-s per GB moved; ",
+		w, runtime.NumCPU(), 100*busy/max(m.total, 1e-9), m.user, m.system, m.softirq, m.idle, busy/max(float64(moved)/1e9, 1e-9)) +
 		fmt.Sprintf("gateway a %.2fs (%.0f%% of a core), gateway b %.2fs (%.0f%%), endpoints (this test) %.2fs (%.0f%%), everything else %.2fs (%.0f%%)", p...)
 }
 

@@ -35,8 +35,10 @@ import (
 )
 
 // TestThroughput measures TCP throughput, in one run on one lab, over the raw
-// underlay veth, through the WireGuard tunnel between the gateways, and from
-// pod to pod through the tunnel with NAT remapping on both ends. What is
+// underlay veth, through a plain userspace relay in each gateway namespace
+// (the reference for a path that crosses user space, bench_relay_test.go),
+// through the WireGuard tunnel between the gateways, and from pod to pod
+// through the tunnel with NAT remapping on both ends. What is
 // simulated: both clusters are network namespaces of this one host, the
 // underlay is a veth between them, and the endpoints are goroutines of this
 // test process streaming over real TCP sockets; gateways, endpoints and the
@@ -86,10 +88,17 @@ func TestThroughput(t *testing.T) {
 		}
 	})
 	startLab(t, l, underlayMTU, extraArgs...)
-	paths := []struct{ name, slug, from, to, addr string }{
-		{"raw veth (underlay)", "raw", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201")},
-		{"WireGuard tunnel (userspace)", "tunnel", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202")},
-		{"tunnel + NAT remap, pod to pod", "nat", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203")},
+	// relay: the stream goes through the userspace relays (bench_relay_test.go),
+	// the sender dialling a's relay and the sink listening where b's relay
+	// delivers.
+	paths := []struct {
+		name, slug, from, to, addr string
+		relay                      bool
+	}{
+		{"raw veth (underlay)", "raw", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201"), false},
+		{"userspace relay (socket copy)", "relay", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort("127.0.0.1", relaySink), true},
+		{"WireGuard tunnel (userspace)", "tunnel", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202"), false},
+		{"tunnel + NAT remap, pod to pod", "nat", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203"), false},
 	}
 	// Packets the kernel hands wireguard-go on a's TUN, the UDP datagrams on
 	// the underlay, and what wireguard-go writes to b's TUN: with the TUN
@@ -105,10 +114,14 @@ func TestThroughput(t *testing.T) {
 	loadavg, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("\nload average at start: %s; gateway environment: %q; underlay MTU %d\n", strings.TrimSpace(string(loadavg)), l.gatewayEnv, underlayMTU)
 	fmt.Printf("%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
+	medians := map[string]float64{}
 	for _, p := range paths {
 		dial := p.addr
 		if p.from == l.ns("poda") { // a's pod reaches b's at a's remap
 			dial = net.JoinHostPort(remapped(aSeesB), "5203")
+		}
+		if p.relay {
+			dial = net.JoinHostPort(underlayA, relayAPort)
 		}
 		var all []float64
 		for run := 1; run <= runs; run++ {
@@ -130,7 +143,16 @@ func TestThroughput(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			mbps, err := throughput(p.from, p.to, p.addr, dial, d)
+			var relay *relays
+			if p.relay {
+				if relay, err = startRelays(l); err != nil {
+					t.Fatalf("%s: %v", p.name, err)
+				}
+			}
+			mbps, moved, err := throughput(p.from, p.to, p.addr, dial, d)
+			if relay != nil {
+				err = errors.Join(err, relay.stop())
+			}
 			if err != nil {
 				t.Fatalf("%s: %v", p.name, err)
 			}
@@ -150,12 +172,19 @@ func TestThroughput(t *testing.T) {
 				t.Fatal(err)
 			}
 			fmt.Printf("%-32s %12.0f %s\n    %s\n    sender's TCP retransmitted segments %.0f, b's UDP receive errors %.0f (buffer full %.0f)\n",
-				p.name, mbps, sizes, cpuUse(cpuBefore, cpuAfter), dropsAfter[0]-drops[0], dropsAfter[1]-drops[1], dropsAfter[2]-drops[2])
+				p.name, mbps, sizes, cpuUse(cpuBefore, cpuAfter, moved), dropsAfter[0]-drops[0], dropsAfter[1]-drops[1], dropsAfter[2]-drops[2])
 			all = append(all, mbps)
 		}
 		if runs > 1 {
 			fmt.Printf("%-32s %12.0f   median of %d runs: %s\n", p.name, median(all), runs, formatRuns(all))
 		}
+		medians[p.slug] = median(all)
+	}
+	// Target 6 against both references: raw veth (the kernel alone) and the
+	// userspace relay (the same two crossings of user space, no cipher).
+	for _, slug := range []string{"tunnel", "nat"} {
+		fmt.Printf("%s: %.1f %% of raw veth, %.1f %% of the userspace relay\n", slug,
+			100*medians[slug]/max(medians["raw"], 1e-9), 100*medians[slug]/max(medians["relay"], 1e-9))
 	}
 	if pprofDir != "" {
 		fmt.Printf("profiles in %s: go tool pprof -top %s\n", pprofDir, filepath.Join(pprofDir, "tunnel-1-gwa-cpu.pprof"))
@@ -309,11 +338,12 @@ func startLab(t *testing.T, l *lab, underlayMTU int, extraArgs ...string) {
 }
 
 // throughput streams from namespace from to a sink listening on listen in
-// namespace to, for d, and returns what the sink received in Mbit/s.
-func throughput(from, to, listen, dial string, d time.Duration) (float64, error) {
+// namespace to, for d, and returns what the sink received, in Mbit/s and in
+// bytes.
+func throughput(from, to, listen, dial string, d time.Duration) (float64, int64, error) {
 	ln, err := listenIn(to, listen)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer ln.Close()
 	received := make(chan int64, 1)
@@ -329,9 +359,9 @@ func throughput(from, to, listen, dial string, d time.Duration) (float64, error)
 	}()
 	c, err := dialIn(from, dial, 2*time.Second)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	buf := make([]byte, 128<<10)
+	buf := make([]byte, relayBuffer)
 	start := time.Now()
 	_ = c.SetWriteDeadline(start.Add(d))
 	for time.Since(start) < d {
@@ -342,8 +372,8 @@ func throughput(from, to, listen, dial string, d time.Duration) (float64, error)
 	c.Close()
 	select {
 	case n := <-received:
-		return float64(n) * 8 / time.Since(start).Seconds() / 1e6, nil
+		return float64(n) * 8 / time.Since(start).Seconds() / 1e6, n, nil
 	case <-time.After(10 * time.Second):
-		return 0, fmt.Errorf("sink at %s did not finish", listen)
+		return 0, 0, fmt.Errorf("sink at %s did not finish", listen)
 	}
 }
