@@ -24,13 +24,16 @@ package pod
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -44,16 +47,37 @@ const Path = "/mutate-pod"
 // Mutator adds placement to pods created in offloaded namespaces.
 type Mutator struct {
 	// Reader reads NamespaceOffloadings (the manager's cache).
-	Reader  client.Reader
-	Decoder admission.Decoder
+	Reader client.Reader
+}
+
+// placementView is the part of a pod the Mutator reads and may change. The
+// admission request's pod is decoded only this far, and the answer patches
+// only the members placement sets. Decoding the whole pod, copying and
+// comparing its spec, encoding it again and diffing the two JSON documents
+// were 2.5 s of the Mutator's 2.7 s, of 23 s sampled in the consumer's
+// manager over 3,000 offloaded pods (issue 17); and a whole-pod diff would
+// remove any field this client's API types do not know, such as a newer
+// API server's.
+type placementView struct {
+	Spec struct {
+		NodeName     string              `json:"nodeName,omitempty"`
+		NodeSelector map[string]string   `json:"nodeSelector,omitempty"`
+		Tolerations  []corev1.Toleration `json:"tolerations,omitempty"`
+		Affinity     *corev1.Affinity    `json:"affinity,omitempty"`
+	} `json:"spec"`
 }
 
 // Handle answers one pod creation.
 func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
-	pod := &corev1.Pod{}
-	if err := m.Decoder.Decode(req, pod); err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
+	if len(req.Object.Raw) == 0 {
+		return admission.Errored(http.StatusBadRequest, errors.New("the admission request carries no pod"))
 	}
+	var view placementView
+	if err := json.Unmarshal(req.Object.Raw, &view); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the pod: %w", err))
+	}
+	spec := &corev1.PodSpec{NodeName: view.Spec.NodeName, NodeSelector: view.Spec.NodeSelector,
+		Tolerations: view.Spec.Tolerations, Affinity: view.Spec.Affinity}
 	no := &offloadingv1alpha1.NamespaceOffloading{}
 	err := m.Reader.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: offloadingv1alpha1.RequiredName}, no)
 	switch {
@@ -61,7 +85,7 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		return m.notOffloaded(ctx, req.Namespace)
 	case err != nil:
 		return admission.Errored(http.StatusInternalServerError, err)
-	case pod.Spec.NodeName != "":
+	case spec.NodeName != "":
 		return admission.Allowed("the pod is already bound to a node")
 	case !no.DeletionTimestamp.IsZero():
 		// Unoffloading evicts the pods of virtual nodes so that their
@@ -69,24 +93,46 @@ func (m *Mutator) Handle(ctx context.Context, req admission.Request) admission.R
 		// replacement would only go back to the provider and be evicted anew.
 		return admission.Allowed("the namespace is being unoffloaded: the pod stays in this cluster")
 	}
-	placed := pod.DeepCopy()
-	Place(&placed.Spec, policies.PlacementFor(policies.PodStrategyOf(no), no.Spec.ClusterSelector))
-	if policies.OnlyOnVirtualNodes(&placed.Spec) {
+	placed := spec.DeepCopy()
+	Place(placed, policies.PlacementFor(policies.PodStrategyOf(no), no.Spec.ClusterSelector))
+	if policies.OnlyOnVirtualNodes(placed) {
 		// Bound, it is governed by the NotReady policy: applied now, the
 		// offloaded-pod controller has nothing to patch once it is bound.
 		// An annotation admission should have refused falls back to the
 		// default, as that controller does (and logs).
 		p, _ := policies.NotReadyPolicyOf(no)
-		placed.Spec.Tolerations, _ = policies.WithNotReadyPolicy(placed.Spec.Tolerations, p)
+		placed.Tolerations, _ = policies.WithNotReadyPolicy(placed.Tolerations, p)
 	}
-	if equality.Semantic.DeepEqual(placed.Spec, pod.Spec) {
+	return placementPatch(spec, placed)
+}
+
+// patchOperation is one JSON patch (RFC 6902) operation.
+type patchOperation struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+// placementPatch answers with the members placement changed, each set whole
+// ("add" replaces a member that exists), or allows the pod as it is.
+func placementPatch(spec, placed *corev1.PodSpec) admission.Response {
+	var ops []patchOperation
+	if !equality.Semantic.DeepEqual(placed.Tolerations, spec.Tolerations) {
+		ops = append(ops, patchOperation{Op: "add", Path: "/spec/tolerations", Value: placed.Tolerations})
+	}
+	if !equality.Semantic.DeepEqual(placed.Affinity, spec.Affinity) {
+		ops = append(ops, patchOperation{Op: "add", Path: "/spec/affinity", Value: placed.Affinity})
+	}
+	if len(ops) == 0 {
 		return admission.Allowed("the pod already carries its placement")
 	}
-	raw, err := json.Marshal(placed)
+	patch, err := json.Marshal(ops)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	resp := admission.Allowed("")
+	resp.Patch, resp.PatchType = patch, ptr.To(admissionv1.PatchTypeJSONPatch)
+	return resp
 }
 
 // notOffloaded answers for a namespace without a NamespaceOffloading. One

@@ -19,6 +19,7 @@ package pod
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -54,13 +55,18 @@ func south() *corev1.NodeSelector {
 // admit runs the webhook on pod in namespace liqo-demo and returns the pod as
 // the API server would store it.
 func admit(g Gomega, pod *corev1.Pod, objs ...client.Object) (*corev1.Pod, admission.Response) {
-	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build(), Decoder: admission.NewDecoder(scheme())}
+	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build()}
 	raw, err := json.Marshal(pod)
 	g.Expect(err).NotTo(HaveOccurred())
-	resp := m.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}})
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}}
+	resp := m.Handle(context.Background(), req)
+	// As the webhook server does before answering: what the API server
+	// receives is resp.Patch, whichever way the handler built it.
+	g.Expect(resp.Complete(req)).To(Succeed())
 	out := pod.DeepCopy()
-	if len(resp.Patches) > 0 {
+	if len(resp.Patch) > 0 {
+		g.Expect(resp.PatchType).To(HaveValue(Equal(admissionv1.PatchTypeJSONPatch)))
 		// Into an empty pod: a field the patch removes must read as unset.
 		out = &corev1.Pod{}
 		patched := applyPatches(g, raw, resp)
@@ -143,7 +149,7 @@ func TestPodsOfNamespacesNotOffloadedAreLeftAlone(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
 	_, resp := admit(g, pod, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liqo-demo"}})
 	g.Expect(resp.Allowed).To(BeTrue())
-	g.Expect(resp.Patches).To(BeEmpty())
+	g.Expect(resp.Patch).To(BeEmpty())
 }
 
 func TestPodsWaitForTheNamespaceOffloadingOfALabelledNamespace(t *testing.T) {
@@ -161,13 +167,11 @@ func TestAPodAlreadyPlacedIsNotPatchedAgain(t *testing.T) {
 	no := offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, south())
 	once, _ := admit(g, pod, no)
 	_, resp := admit(g, once, no)
-	g.Expect(resp.Patches).To(BeEmpty(), "a reinvoked webhook changes nothing")
+	g.Expect(resp.Patch).To(BeEmpty(), "a reinvoked webhook changes nothing")
 }
 
 func applyPatches(g Gomega, raw []byte, resp admission.Response) []byte {
-	ops, err := json.Marshal(resp.Patches)
-	g.Expect(err).NotTo(HaveOccurred())
-	patch, err := jsonpatch.DecodePatch(ops)
+	patch, err := jsonpatch.DecodePatch(resp.Patch)
 	g.Expect(err).NotTo(HaveOccurred())
 	out, err := patch.Apply(raw)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -184,7 +188,7 @@ func TestPodsOfANamespaceBeingUnoffloadedStayLocal(t *testing.T) {
 	got, resp := admit(g, pod, no)
 
 	g.Expect(resp.Allowed).To(BeTrue())
-	g.Expect(resp.Patches).To(BeEmpty(), "a replacement of an evicted pod must not be sent back to the provider")
+	g.Expect(resp.Patch).To(BeEmpty(), "a replacement of an evicted pod must not be sent back to the provider")
 	g.Expect(schedulable(g, got, node("rome-worker-0", nil, false))).To(BeTrue())
 }
 
@@ -232,5 +236,46 @@ func TestPodsOnlyForVirtualNodesGetTheNotReadyPolicyAtAdmission(t *testing.T) {
 			_, changed := policies.WithNotReadyPolicy(got.Spec.Tolerations, p)
 			g.Expect(changed).To(Equal(tc.strategy != offloadingv1alpha1.RemotePodOffloadingStrategy), "a patch after binding")
 		})
+	}
+}
+
+// TestFieldsThisClientDoesNotKnowSurvivePlacement: a newer API server may send
+// pod fields this client's types lack; the answer patches the members
+// placement sets and nothing else, so they are kept.
+func TestFieldsThisClientDoesNotKnowSurvivePlacement(t *testing.T) {
+	g := NewWithT(t)
+	raw := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"liqo-demo"},` +
+		`"spec":{"containers":[{"name":"c","image":"nginx","futureContainerField":true}],"futureSpecField":{"a":1}},` +
+		`"status":{"futureStatusField":"x"}}`)
+	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).
+		WithObjects(offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, south())).Build()}
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}}
+	resp := m.Handle(context.Background(), req)
+	g.Expect(resp.Complete(req)).To(Succeed())
+	g.Expect(resp.Allowed).To(BeTrue())
+	g.Expect(resp.Patch).NotTo(BeEmpty(), "the pod is placed")
+
+	var patched map[string]any
+	g.Expect(json.Unmarshal(applyPatches(g, raw, resp), &patched)).To(Succeed())
+	spec := patched["spec"].(map[string]any)
+	g.Expect(spec).To(HaveKeyWithValue("futureSpecField", map[string]any{"a": float64(1)}))
+	g.Expect(spec["containers"]).To(ContainElement(HaveKeyWithValue("futureContainerField", true)))
+	g.Expect(patched["status"]).To(HaveKeyWithValue("futureStatusField", "x"))
+	g.Expect(spec).To(HaveKey("tolerations"))
+	g.Expect(spec).To(HaveKey("affinity"))
+}
+
+// TestARequestWithoutAPodIsRefusedWithItsReason: nothing to place is a bad
+// request, not a pod allowed unplaced.
+func TestARequestWithoutAPodIsRefusedWithItsReason(t *testing.T) {
+	g := NewWithT(t)
+	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).Build()}
+	for _, raw := range [][]byte{nil, []byte(`{"spec":`)} {
+		resp := m.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+			Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}})
+		g.Expect(resp.Allowed).To(BeFalse())
+		g.Expect(resp.Result.Code).To(BeEquivalentTo(http.StatusBadRequest))
+		g.Expect(resp.Result.Message).To(Or(ContainSubstring("carries no pod"), ContainSubstring("decoding the pod")))
 	}
 }
