@@ -52,12 +52,12 @@ type Mutator struct {
 
 // placementView is the part of a pod the Mutator reads and may change. The
 // admission request's pod is decoded only this far, and the answer patches
-// only the members placement sets. Decoding the whole pod, copying and
-// comparing its spec, encoding it again and diffing the two JSON documents
-// were 2.5 s of the Mutator's 2.7 s, of 23 s sampled in the consumer's
-// manager over 3,000 offloaded pods (issue 17); and a whole-pod diff would
-// remove any field this client's API types do not know, such as a newer
-// API server's.
+// only the members placement sets: decoding, encoding and diffing whole
+// pods was most of the webhook's cost in the consumer's manager (issue 17,
+// docs/performance.md, lever 19), and a whole-pod diff removes every field
+// this client's API types do not know, such as a newer API server's. Such
+// fields now survive anywhere but inside tolerations and affinity, which
+// are replaced whole when placement changes them.
 type placementView struct {
 	Spec struct {
 		NodeName     string              `json:"nodeName,omitempty"`

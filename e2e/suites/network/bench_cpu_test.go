@@ -44,7 +44,9 @@ const pprofAddr = "127.0.0.1:6060"
 const clockTicks = 100
 
 // machineCPU is the first line of /proc/stat, in seconds summed over all CPUs.
-type machineCPU struct{ user, system, softirq, idle, total float64 }
+// steal is time the hypervisor gave to other guests: neither busy nor idle
+// here.
+type machineCPU struct{ user, system, softirq, idle, steal, total float64 }
 
 func readMachineCPU() (machineCPU, error) {
 	b, err := os.ReadFile("/proc/stat")
@@ -66,12 +68,12 @@ func readMachineCPU() (machineCPU, error) {
 		v[i] = n / clockTicks
 		m.total += v[i]
 	}
-	m.user, m.system, m.softirq, m.idle = v[0]+v[1], v[2], v[5]+v[6], v[3]+v[4]
+	m.user, m.system, m.softirq, m.idle, m.steal = v[0]+v[1], v[2], v[5]+v[6], v[3]+v[4], v[7]
 	return m, nil
 }
 
 func (m machineCPU) since(b machineCPU) machineCPU {
-	return machineCPU{m.user - b.user, m.system - b.system, m.softirq - b.softirq, m.idle - b.idle, m.total - b.total}
+	return machineCPU{m.user - b.user, m.system - b.system, m.softirq - b.softirq, m.idle - b.idle, m.steal - b.steal, m.total - b.total}
 }
 
 // processCPU is a process's user+system time in seconds, all threads.
@@ -119,12 +121,13 @@ func takeCPUSnapshot(pids [3]int) (cpuSnapshot, error) {
 
 // cpuUse says where the CPU went between two snapshots: whether the machine
 // was saturated, how much of it each gateway and the endpoints took, and
-// what the machine's busy time comes to per GB of the moved bytes, the
-// figure that compares paths across hosts and loads (issue 17, target 6).
+// what the machine's busy time comes to per GB of the moved bytes (issue 17,
+// target 6). That figure counts every process, so it compares paths only
+// on an otherwise idle machine, which "everything else" shows.
 func cpuUse(before, after cpuSnapshot, moved int64) string {
 	w := after.at.Sub(before.at).Seconds()
 	m := after.machine.since(before.machine)
-	busy := m.total - m.idle
+	busy := m.total - m.idle - m.steal
 	p := make([]any, 0, 8)
 	others := busy
 	for i := range after.procs {

@@ -151,7 +151,7 @@ func TestThroughput(t *testing.T) {
 			}
 			mbps, moved, err := throughput(p.from, p.to, p.addr, dial, d)
 			if relay != nil {
-				err = errors.Join(err, relay.stop())
+				err = errors.Join(err, relay.stop(moved))
 			}
 			if err != nil {
 				t.Fatalf("%s: %v", p.name, err)
