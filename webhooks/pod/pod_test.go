@@ -55,24 +55,33 @@ func south() *corev1.NodeSelector {
 // admit runs the webhook on pod in namespace liqo-demo and returns the pod as
 // the API server would store it.
 func admit(g Gomega, pod *corev1.Pod, objs ...client.Object) (*corev1.Pod, admission.Response) {
-	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build()}
 	raw, err := json.Marshal(pod)
 	g.Expect(err).NotTo(HaveOccurred())
-	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}}
-	resp := m.Handle(context.Background(), req)
-	// As the webhook server does before answering: what the API server
-	// receives is resp.Patch, whichever way the handler built it.
-	g.Expect(resp.Complete(req)).To(Succeed())
+	resp := admitRaw(g, raw, objs...)
 	out := pod.DeepCopy()
 	if len(resp.Patch) > 0 {
-		g.Expect(resp.PatchType).To(HaveValue(Equal(admissionv1.PatchTypeJSONPatch)))
 		// Into an empty pod: the stored pod is what the patched JSON says.
 		out = &corev1.Pod{}
 		patched := applyPatches(g, raw, resp)
 		g.Expect(json.Unmarshal(patched, out)).To(Succeed())
 	}
 	return out, resp
+}
+
+// admitRaw runs the webhook on the pod JSON raw in namespace liqo-demo and
+// returns its answer as the webhook server sends it.
+func admitRaw(g Gomega, raw []byte, objs ...client.Object) admission.Response {
+	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(objs...).Build()}
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}}
+	resp := m.Handle(context.Background(), req)
+	// As the webhook server does before answering: what the API server
+	// receives is resp.Patch, whichever way the handler built it.
+	g.Expect(resp.Complete(req)).To(Succeed())
+	if len(resp.Patch) > 0 {
+		g.Expect(resp.PatchType).To(HaveValue(Equal(admissionv1.PatchTypeJSONPatch)))
+	}
+	return resp
 }
 
 func node(name string, labels map[string]string, virtual bool) *corev1.Node {
@@ -247,12 +256,7 @@ func TestFieldsThisClientDoesNotKnowSurvivePlacement(t *testing.T) {
 	raw := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"liqo-demo"},` +
 		`"spec":{"containers":[{"name":"c","image":"nginx","futureContainerField":true}],"futureSpecField":{"a":1}},` +
 		`"status":{"futureStatusField":"x"}}`)
-	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).
-		WithObjects(offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, south())).Build()}
-	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}}
-	resp := m.Handle(context.Background(), req)
-	g.Expect(resp.Complete(req)).To(Succeed())
+	resp := admitRaw(g, raw, offloading(offloadingv1alpha1.RemotePodOffloadingStrategy, south()))
 	g.Expect(resp.Allowed).To(BeTrue())
 	g.Expect(resp.Patch).NotTo(BeEmpty(), "the pod is placed")
 
@@ -270,10 +274,8 @@ func TestFieldsThisClientDoesNotKnowSurvivePlacement(t *testing.T) {
 // request, not a pod allowed unplaced.
 func TestARequestWithoutAPodIsRefusedWithItsReason(t *testing.T) {
 	g := NewWithT(t)
-	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).Build()}
 	for raw, why := range map[string]string{"": "carries no pod", `{"spec":`: "decoding the pod"} {
-		resp := m.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-			Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: []byte(raw)}}})
+		resp := admitRaw(g, []byte(raw))
 		g.Expect(resp.Allowed).To(BeFalse(), raw)
 		g.Expect(resp.Result.Code).To(BeEquivalentTo(http.StatusBadRequest), raw)
 		g.Expect(resp.Result.Message).To(ContainSubstring(why), raw)

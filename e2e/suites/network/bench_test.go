@@ -88,17 +88,14 @@ func TestThroughput(t *testing.T) {
 		}
 	})
 	startLab(t, l, underlayMTU, extraArgs...)
-	// relay: the stream goes through the userspace relays (bench_relay_test.go),
-	// the sender dialling a's relay and the sink listening where b's relay
-	// delivers.
-	paths := []struct {
-		name, slug, from, to, addr string
-		relay                      bool
-	}{
-		{"raw veth (underlay)", "raw", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201"), false},
-		{"userspace relay (socket copy)", "relay", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort("127.0.0.1", relaySink), true},
-		{"WireGuard tunnel (userspace)", "tunnel", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202"), false},
-		{"tunnel + NAT remap, pod to pod", "nat", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203"), false},
+	// The sink listens on addr; the sender dials dial. a's pod reaches b's at
+	// a's remap; the relay path's sender dials a's relay, and its sink listens
+	// where b's relay delivers (bench_relay_test.go).
+	paths := []struct{ name, slug, from, to, addr, dial string }{
+		{"raw veth (underlay)", "raw", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(underlayB, "5201"), net.JoinHostPort(underlayB, "5201")},
+		{"userspace relay (socket copy)", "relay", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort("127.0.0.1", relaySink), net.JoinHostPort(underlayA, relayAPort)},
+		{"WireGuard tunnel (userspace)", "tunnel", l.ns("gwa"), l.ns("gwb"), net.JoinHostPort(tunnelB, "5202"), net.JoinHostPort(tunnelB, "5202")},
+		{"tunnel + NAT remap, pod to pod", "nat", l.ns("poda"), l.ns("podb"), net.JoinHostPort(podIP, "5203"), net.JoinHostPort(remapped(aSeesB), "5203")},
 	}
 	// Packets the kernel hands wireguard-go on a's TUN, the UDP datagrams on
 	// the underlay, and what wireguard-go writes to b's TUN: with the TUN
@@ -116,13 +113,6 @@ func TestThroughput(t *testing.T) {
 	fmt.Printf("%-32s %12s %s\n", "path", "Mbit/s", "bytes per packet: "+linkNames(links))
 	medians := map[string]float64{}
 	for _, p := range paths {
-		dial := p.addr
-		if p.from == l.ns("poda") { // a's pod reaches b's at a's remap
-			dial = net.JoinHostPort(remapped(aSeesB), "5203")
-		}
-		if p.relay {
-			dial = net.JoinHostPort(underlayA, relayAPort)
-		}
 		var all []float64
 		for run := 1; run <= runs; run++ {
 			before := make([]linkStats, len(links))
@@ -144,12 +134,12 @@ func TestThroughput(t *testing.T) {
 				}
 			}
 			var relay *relays
-			if p.relay {
+			if p.slug == "relay" {
 				if relay, err = startRelays(l); err != nil {
 					t.Fatalf("%s: %v", p.name, err)
 				}
 			}
-			mbps, moved, err := throughput(p.from, p.to, p.addr, dial, d)
+			mbps, moved, err := throughput(p.from, p.to, p.addr, p.dial, d)
 			if relay != nil {
 				err = errors.Join(err, relay.stop(moved))
 			}
