@@ -108,7 +108,8 @@ func (l *ledger) reserve(consumer, key string, requests corev1.ResourceList) {
 
 // pending sums consumer's reservations that the count does not show yet
 // (seen tells what it shows; nil: nothing), but except, and forgets the ones
-// it shows or that expired.
+// it shows or that expired. seen must answer for the very count the result
+// is added to (Usage.SumWithUnseen), or a ShadowPod can fall between them.
 func (l *ledger) pending(consumer string, seen func(key string) bool, except string) corev1.ResourceList {
 	l.mu.Lock()
 	defer l.mu.Unlock()

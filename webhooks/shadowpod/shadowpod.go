@@ -186,7 +186,7 @@ func (v *Validator) usedBy(ctx context.Context, consumer, except string) (corev1
 	for i := range twins.Items {
 		names = append(names, twins.Items[i].Name)
 	}
-	used := v.Usage.Sum(names, except)
-	policies.AddRequests(used, v.ledger.pending(consumer, v.Usage.Seen, except))
-	return used, nil
+	return v.Usage.SumWithUnseen(names, except, func(seen func(string) bool) corev1.ResourceList {
+		return v.ledger.pending(consumer, seen, except)
+	}), nil
 }

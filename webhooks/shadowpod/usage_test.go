@@ -17,8 +17,10 @@ limitations under the License.
 package shadowpod
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -29,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/policies"
@@ -144,4 +147,45 @@ func TestUsageMatchesARecountAfterAnyHistory(t *testing.T) {
 			g.Expect(q.Cmp(w)).To(BeZero(), "step %d, %s counted but not there", step, res)
 		}
 	}
+}
+
+// TestAnAdmittedShadowPodIsCountedOnceWhileTheInformerDeliversIt reserves
+// admitted ShadowPods and has the informer deliver them while decisions keep
+// reading the count: at every moment each one is counted exactly once, by
+// the ledger until the count shows it, then by the count. Read as the sums
+// and then the ledger, a delivery in between made one vanish from both.
+func TestAnAdmittedShadowPodIsCountedOnceWhileTheInformerDeliversIt(t *testing.T) {
+	g := NewWithT(t)
+	const admitted = 2000
+	v := &Validator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(twin("a-rome", "rome-id")).Build(), Usage: &Usage{}}
+	pods := make([]*virtualkubeletv1alpha1.ShadowPod, admitted)
+	for i := range pods {
+		pods[i] = withUID(shadowPod("a-rome", fmt.Sprintf("web-%d", i), "100m"), fmt.Sprintf("uid-%d", i))
+		v.ledger.reserve("rome-id", admittedKey(pods[i]), policies.PodRequests(&pods[i].Spec.Pod))
+	}
+	delivered := make(chan struct{})
+	go func() {
+		defer close(delivered)
+		for _, sp := range pods {
+			v.Usage.Observe(sp)
+			runtime.Gosched()
+		}
+	}()
+	want := resource.MustParse(fmt.Sprintf("%dm", 100*admitted))
+	read := func(n int) {
+		used, err := v.usedBy(context.Background(), "rome-id", "")
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(cpu(used)).To(Equal(want.String()), "read %d", n)
+	}
+	reads := 0
+	for waiting := true; waiting; reads++ {
+		select {
+		case <-delivered:
+			waiting = false
+		default:
+		}
+		read(reads)
+	}
+	t.Logf("%d reads while the informer delivered", reads)
+	g.Expect(v.ledger.reserved).To(BeEmpty(), "every reservation ends once the count shows its ShadowPod")
 }
