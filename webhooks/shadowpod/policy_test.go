@@ -127,6 +127,20 @@ func TestLimitsOnlyContainersAndPodsCount(t *testing.T) {
 	g.Expect(resp.Result.Message).To(ContainSubstring("missing pods 1"))
 }
 
+// TestADryRunHoldsNoRoom: a dry run is answered as a create would be, but
+// the API server stores nothing, so it must not hold room the real create
+// after it needs.
+func TestADryRunHoldsNoRoom(t *testing.T) {
+	g := NewWithT(t)
+	v := newValidator(twin("a-rome", "rome-id"), offer("1"))
+	dry := request(g, admissionv1.Create, withUID(shadowPod("a-rome", "probe", "1"), "uid-probe"), nil)
+	dry.DryRun = ptr.To(true)
+	g.Expect(v.Handle(context.Background(), dry).Allowed).To(BeTrue())
+	g.Expect(v.ledger.reserved).To(BeEmpty())
+	real := request(g, admissionv1.Create, withUID(shadowPod("a-rome", "web", "1"), "uid-web"), nil)
+	g.Expect(v.Handle(context.Background(), real).Allowed).To(BeTrue(), "the dry run took none of the 1 CPU offered")
+}
+
 // TestConcurrentCreatesNeverOvershootTheOffer admits 40 creates at once
 // against a cache that never shows them (the worst lag): exactly what fits
 // is admitted.

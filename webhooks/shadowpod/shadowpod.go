@@ -99,7 +99,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		// The pod takes what it took: a label or image change never needs room.
 		return admission.Allowed("")
 	}
-	return v.admitQuota(ctx, consumer, sp, offer)
+	return v.admitQuota(ctx, req, consumer, sp, offer)
 }
 
 // policyDenial is the pod policy's verdict as a message naming the
@@ -137,7 +137,7 @@ func invalid(msg string) admission.Response {
 // its requests fit the offer. Decisions for one consumer are serialized and
 // remember what they admitted until the cache shows it (see ledger), so
 // concurrent creates never overshoot the offer.
-func (v *Validator) admitQuota(ctx context.Context, consumer string, sp *virtualkubeletv1alpha1.ShadowPod, offer *sharingv1alpha1.ResourceOffer) admission.Response {
+func (v *Validator) admitQuota(ctx context.Context, req admission.Request, consumer string, sp *virtualkubeletv1alpha1.ShadowPod, offer *sharingv1alpha1.ResourceOffer) admission.Response {
 	unlock := v.ledger.lock(consumer)
 	defer unlock()
 	used, err := v.usedBy(ctx, consumer, admittedKey(sp))
@@ -153,7 +153,11 @@ func (v *Validator) admitQuota(ctx context.Context, consumer string, sp *virtual
 			sp.Namespace, sp.Name, offer.Namespace, offer.Name, offer.Spec.ClusterID, policies.DescribeResources(missing),
 			policies.DescribeResources(limits), policies.DescribeResources(used)))
 	}
-	v.ledger.reserve(consumer, admittedKey(sp), requests)
+	if req.DryRun == nil || !*req.DryRun {
+		// A dry run stores nothing, so the cache will never show it: a
+		// reservation would hold room for nothing until it expired.
+		v.ledger.reserve(consumer, admittedKey(sp), requests)
+	}
 	return admission.Allowed("")
 }
 

@@ -172,6 +172,16 @@ var _ = Describe("the trust boundary, with rome's own credentials on milan", Ord
 			g.Expect(milanC.Get(ctx, client.ObjectKeyFromObject(offer), offer)).To(Succeed())
 			g.Expect(offer.Status.Offered.Cpu().String()).To(Equal("2"))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		// The webhook decides on its manager's cache, which may not show the
+		// new offer yet: a dry run that only a 2-CPU offer refuses tells when
+		// it does (a dry run holds no room).
+		Eventually(func(g Gomega) {
+			probe := plainShadowPod("offer-probe")
+			probe.Spec.Pod.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2100m")}
+			err := tenantC.Create(ctx, probe, client.DryRunAll)
+			g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+			g.Expect(err.Error()).To(ContainSubstring("(offered cpu 2,"))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 
 		const creates, fits = 50, 20
 		var (
