@@ -154,3 +154,20 @@ func TestEnsureRunsOnlyWhileTheRuntimeRuns(t *testing.T) {
 	g.Expect(err).To(MatchError(errNotRunning))
 	g.Expect(rt.Sessions()).To(BeZero())
 }
+
+// TestAStoppedSessionStartsNothing: an Ensure that took the session from the
+// map just before Stop removed it must not start a node nothing could stop.
+func TestAStoppedSessionStartsNothing(t *testing.T) {
+	g := NewWithT(t)
+	rt, _ := New(Options{})
+	_, err := rt.Connect("milan", &rest.Config{Host: "https://milan:6443"}, "fp")
+	g.Expect(err).NotTo(HaveOccurred())
+	rt.mu.Lock()
+	held := rt.sessions["milan"] // what Ensure holds once it released rt.mu
+	rt.mu.Unlock()
+	rt.Stop("milan")
+	_, err = held.ensure(context.Background(), context.Background(), Peer{Name: "milan"})
+	g.Expect(err).To(MatchError(ContainSubstring("session was stopped")))
+	g.Expect(held.running()).To(BeFalse())
+	g.Expect(rt.Sessions()).To(BeZero())
+}

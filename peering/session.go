@@ -18,6 +18,7 @@ package peering
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -92,6 +93,11 @@ type Session struct {
 	// tenant is the consumer's tenant namespace on the provider, known once
 	// the peering is ensured.
 	tenant string
+	// stopped is set by stop, after which ensure starts nothing: Stop takes
+	// the session out of the Runtime's map, so a node an Ensure already
+	// holding it started would run, heartbeat and stay registered with
+	// nothing left to stop it.
+	stopped bool
 }
 
 // workerStopGrace bounds how long stopping a session waits for its loops,
@@ -146,6 +152,9 @@ func (s *Session) running() bool {
 func (s *Session) ensure(ctx, runCtx context.Context, p Peer) (virtualnode.Health, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stopped {
+		return virtualnode.Health{}, errors.New("peering " + s.name + ": its session was stopped while this reconcile ran; the next one connects anew")
+	}
 	o := s.rt.opts
 	p.Node.Address, p.Node.Port = o.NodeAddress, o.NodePort
 	probe := readyzProbe(s.provider)
@@ -243,6 +252,7 @@ func (s *Session) stopPods() {
 func (s *Session) stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.stopped = true
 	s.stopLocked()
 	if s.clusterID != "" {
 		s.rt.Withdraw(s.clusterID)
