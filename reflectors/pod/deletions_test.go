@@ -298,6 +298,7 @@ func TestResyncKeepsANewCopyOnlyOfAChangedPod(t *testing.T) {
 	m := newMassDeletion(t, 1)
 	pod := m.pods[0].DeepCopy()
 	pod.DeletionTimestamp, pod.ResourceVersion = nil, "5"
+	m.h.forget(pod) // the fixture remembered it being deleted, which a live copy never replaces
 	m.h.remember(pod)
 	kept := m.h.remembered(pod.Namespace, pod.Name)
 	m.h.resyncPod(context.Background(), m.localAPI.CoreV1(), pod)
@@ -381,6 +382,7 @@ func TestResyncComparesStatusesOnlyWhenAVersionOrTheRemapChanged(t *testing.T) {
 	g.Expect(ok).To(BeTrue())
 	pod := m.pods[0].DeepCopy()
 	pod.DeletionTimestamp, pod.ResourceVersion = nil, "5"
+	m.h.forget(pod) // the fixture remembered it being deleted, which a live copy never replaces
 	m.h.remember(pod)
 	pod.Status = m.h.localView("demo", remote).Status
 	pass(pod)

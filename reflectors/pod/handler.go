@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -92,6 +93,17 @@ type Handler struct {
 	// remaps); nil shows them as they are.
 	Network *network.Registry
 
+	// podLocks serializes, per pod, DeletePod with the ShadowPod writes the
+	// handler makes on its own (the resync pass, the retries), which check
+	// the pod again under it: otherwise a write checked just before a
+	// DeletePod could land just after it and re-create the deleted pod's
+	// ShadowPod. virtual-kubelet already serializes its own calls for one
+	// pod. Striped (a pod takes the lock its key hashes to) so nothing needs
+	// cleaning up as pods come and go.
+	podLocks [64]sync.Mutex
+	// contended, when set (tests), is called when a pod's lock is found taken.
+	contended func()
+
 	mu       sync.Mutex
 	notify   func(*corev1.Pod)
 	local    map[string]*corev1.Pod // last local pod seen, without its spec (see remember), by namespace/name
@@ -121,6 +133,12 @@ func key(ns, name string) string { return ns + "/" + name }
 // here: the status reports are built on them (localView, reportGone). Not its
 // spec, which nothing here reads after the ShadowPod is written (see
 // withoutSpec).
+//
+// A copy without a deletion never replaces one with it for the same pod: a
+// deletion is not undone, so such a copy is older (a resync pass's
+// snapshot), and reportGone, which releases the local pod only when the
+// remembered copy is being deleted, would otherwise leave it Terminating
+// for its whole grace period.
 func (h *Handler) remember(pod *corev1.Pod) {
 	kept := withoutSpec(pod)
 	h.mu.Lock()
@@ -128,7 +146,26 @@ func (h *Handler) remember(pod *corev1.Pod) {
 	if h.local == nil {
 		h.local = map[string]*corev1.Pod{}
 	}
-	h.local[key(pod.Namespace, pod.Name)] = kept
+	k := key(pod.Namespace, pod.Name)
+	if old := h.local[k]; old != nil && old.UID == pod.UID && !old.DeletionTimestamp.IsZero() && pod.DeletionTimestamp.IsZero() {
+		return
+	}
+	h.local[k] = kept
+}
+
+// lockPod takes the lock of the pod namespace/name (see podLocks) and
+// returns its release.
+func (h *Handler) lockPod(namespace, name string) func() {
+	f := fnv.New32a()
+	_, _ = f.Write([]byte(key(namespace, name)))
+	m := &h.podLocks[f.Sum32()%uint32(len(h.podLocks))]
+	if !m.TryLock() {
+		if h.contended != nil {
+			h.contended()
+		}
+		m.Lock()
+	}
+	return m.Unlock
 }
 
 func (h *Handler) remembered(ns, name string) *corev1.Pod {
@@ -292,6 +329,7 @@ func (h *Handler) knownTwin(ctx context.Context, namespace string) (string, erro
 // does not answer: a local pod released before its ShadowPod is deleted would
 // leave the remote pod running for no one.
 func (h *Handler) DeletePod(ctx context.Context, pod *corev1.Pod) error {
+	defer h.lockPod(pod.Namespace, pod.Name)()
 	// Remember the deletion: when the provider reports the pod gone, the local
 	// pod is released at once (see reportGone).
 	h.remember(pod)

@@ -360,6 +360,9 @@ func (h *Handler) resyncPod(ctx context.Context, local corev1client.PodsGetter, 
 			return
 		}
 	}
+	// Under the pod's lock, so a DeletePod cannot run between the read and
+	// the write (see podLocks).
+	defer h.lockPod(pod.Namespace, pod.Name)()
 	cur, ok := stillLive(ctx, local, pod)
 	if !ok {
 		return

@@ -110,13 +110,37 @@ func (h *Handler) RetryPending(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		for _, p := range h.due(time.Now()) {
-			if !h.stillLocal(ctx, p) {
-				h.forget(p)
-				continue
-			}
-			h.retryOnFailure(p, h.sync(ctx, p))
+			h.retryOne(ctx, p)
 		}
 	}
+}
+
+// retryOne writes p's ShadowPod again, under p's lock (see podLocks) and
+// only while p is still parked or retried: a DeletePod since due listed it
+// stopped its retry, and the cache that stillLocal reads may not show the
+// deletion yet.
+func (h *Handler) retryOne(ctx context.Context, p *corev1.Pod) {
+	defer h.lockPod(p.Namespace, p.Name)()
+	if !h.stillDue(p) {
+		return
+	}
+	if !h.stillLocal(ctx, p) {
+		h.forget(p)
+		return
+	}
+	h.retryOnFailure(p, h.sync(ctx, p))
+}
+
+// stillDue reports whether pod is still parked or retried, as the same pod.
+func (h *Handler) stillDue(pod *corev1.Pod) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := key(pod.Namespace, pod.Name)
+	if p := h.pending[k]; p != nil && p.UID == pod.UID {
+		return true
+	}
+	r := h.retrying[k]
+	return r != nil && r.pod.UID == pod.UID
 }
 
 // due lists the parked pods and the failed writes whose backoff has passed.
