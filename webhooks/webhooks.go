@@ -126,7 +126,7 @@ func Register(ctx context.Context, mgr ctrl.Manager, direct client.Client, o Opt
 		return err
 	}
 	srv, dec := mgr.GetWebhookServer(), admission.NewDecoder(mgr.GetScheme())
-	srv.Register(pod.Path, &webhook.Admission{Handler: &pod.Mutator{Reader: mgr.GetClient()}})
+	srv.Register(pod.Path, &webhook.Admission{Handler: &pod.Mutator{Reader: mgr.GetClient(), LiveReader: mgr.GetAPIReader()}})
 	srv.Register(namespaceoffloading.Path, &webhook.Admission{Handler: &namespaceoffloading.Validator{Decoder: dec}})
 	srv.Register(shadowpod.Path, &webhook.Admission{Handler: &shadowpod.Validator{Reader: mgr.GetClient(), Decoder: dec, Usage: &shadowpod.Usage{Informers: mgr.GetCache()}}})
 	srv.Register(twinobjects.Path, &webhook.Admission{Handler: &twinobjects.Validator{Decoder: dec, ProviderRanges: o.ProviderRanges, Reader: mgr.GetClient()}})

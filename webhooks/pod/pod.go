@@ -46,8 +46,12 @@ const Path = "/mutate-pod"
 
 // Mutator adds placement to pods created in offloaded namespaces.
 type Mutator struct {
-	// Reader reads NamespaceOffloadings (the manager's cache).
+	// Reader reads NamespaceOffloadings and namespaces (the manager's cache).
 	Reader client.Reader
+	// LiveReader reads the API server itself (the manager's API reader),
+	// only where the cache may be behind and a wrong answer lasts (see
+	// notOffloaded); nil trusts the cache.
+	LiveReader client.Reader
 }
 
 // placementView is the part of a pod the Mutator reads and may change. The
@@ -140,17 +144,35 @@ func placementPatch(spec, placed *corev1.PodSpec) admission.Response {
 // a folder in one batch): its pods are refused for now, and their controllers
 // retry until the NamespaceOffloading exists, instead of being admitted
 // without placement and stuck Pending for good.
+//
+// The API server calls this webhook only for pods of namespaces it sees
+// labelled, so a cached namespace without the label is most likely the
+// cache lagging a label just added; the label is then read from the API
+// server before a pod is admitted without placement, which it keeps.
 func (m *Mutator) notOffloaded(ctx context.Context, namespace string) admission.Response {
-	ns := &corev1.Namespace{}
-	if err := m.Reader.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+	labelled, err := schedulingEnabled(ctx, m.Reader, namespace)
+	if err == nil && !labelled && m.LiveReader != nil {
+		labelled, err = schedulingEnabled(ctx, m.LiveReader, namespace)
+	}
+	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	if ns.Labels[offloadingv1alpha1.SchedulingEnabledLabel] != "true" {
+	if !labelled {
 		return admission.Allowed("the namespace is not offloaded")
 	}
 	return admission.Denied(fmt.Sprintf("namespace %s is labelled %s=true but has no NamespaceOffloading named %q yet: "+
 		"pods are admitted once it exists (controllers retry on their own); create it, or remove the label if the namespace is not to be offloaded",
 		namespace, offloadingv1alpha1.SchedulingEnabledLabel, offloadingv1alpha1.RequiredName))
+}
+
+// schedulingEnabled reads whether namespace carries the label that asks
+// for its pods to be placed.
+func schedulingEnabled(ctx context.Context, r client.Reader, namespace string) (bool, error) {
+	ns := &corev1.Namespace{}
+	if err := r.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		return false, err
+	}
+	return ns.Labels[offloadingv1alpha1.SchedulingEnabledLabel] == "true", nil
 }
 
 // Place adds the placement to a pod spec: missing tolerations appended, the

@@ -170,6 +170,26 @@ func TestPodsWaitForTheNamespaceOffloadingOfALabelledNamespace(t *testing.T) {
 	g.Expect(resp.Result.Message).To(ContainSubstring(`no NamespaceOffloading named "offloading" yet`))
 }
 
+// TestALabelTheCacheDoesNotShowYetIsReadFromTheAPIServer: the API server
+// sent the pod because it sees the namespace labelled; the manager's cache
+// lagging the label must not admit the pod without placement for good.
+func TestALabelTheCacheDoesNotShowYetIsReadFromTheAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	stale := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liqo-demo"}}
+	labelled := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "liqo-demo", Labels: map[string]string{"liqo.io/scheduling-enabled": "true"}}}
+	m := &Mutator{Reader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(stale).Build(),
+		LiveReader: fake.NewClientBuilder().WithScheme(scheme()).WithObjects(labelled).Build()}
+	resp := m.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: []byte(`{"spec":{"containers":[{"name":"c"}]}}`)}}})
+	g.Expect(resp.Allowed).To(BeFalse(), "admitted now, the pod would never get its placement")
+	g.Expect(resp.Result.Message).To(ContainSubstring(`no NamespaceOffloading named "offloading" yet`))
+
+	m.LiveReader = fake.NewClientBuilder().WithScheme(scheme()).WithObjects(stale).Build()
+	resp = m.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Namespace: "liqo-demo", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: []byte(`{"spec":{"containers":[{"name":"c"}]}}`)}}})
+	g.Expect(resp.Allowed).To(BeTrue(), "the label is gone on the API server too: the pod stays here")
+}
+
 func TestAPodAlreadyPlacedIsNotPatchedAgain(t *testing.T) {
 	g := NewWithT(t)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
