@@ -25,6 +25,8 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -100,6 +102,24 @@ func TestAPeerWhosePeeringIsDownIsReportedNotRequested(t *testing.T) {
 	e.g.Expect(remoteCondition(no, "naples", offloadingv1alpha1.NamespaceReadyCondition)).To(And(
 		HaveField("Status", metav1.ConditionFalse), HaveField("Message", "the peering with this cluster is not established")))
 	e.g.Expect(ready(no).Message).To(ContainSubstring("naples: peering not established"))
+}
+
+// TestARequestMadeAsThePeerIsWithdrawnIsTakenBack: unpeering withdraws the
+// peer, then releases the requests it finds on the provider; a request this
+// reconcile creates after that would stay on the provider for good.
+func TestARequestMadeAsThePeerIsWithdrawnIsTakenBack(t *testing.T) {
+	e := newEnv(t, newOffloading(), virtualNode("milan"))
+	milan := e.connect("milan")
+	milan.PrependReactor("create", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+		e.r.Peers.Delete("milan-id") // unpeering, while the create is on its way
+		return false, nil, nil
+	})
+
+	_, no := e.mustReconcile()
+
+	e.g.Expect(twinRequest(e.g, milan)).To(BeNil(), "taken back: unpeering would never see it")
+	e.g.Expect(remoteCondition(no, "milan", offloadingv1alpha1.NamespaceReadyCondition)).To(
+		HaveField("Message", "the peering with this cluster is not established"))
 }
 
 func TestUnselectedPeerLosesItsTwinRequest(t *testing.T) {

@@ -46,7 +46,17 @@ func (r *NamespaceOffloadingReconciler) syncTwins(ctx context.Context, localNs, 
 		switch {
 		case !connected:
 		case o.selected:
-			o.phase, o.message = requestTwin(ctx, peer.Client, peer.TenantNamespace, localNs, remoteName)
+			var created bool
+			o.phase, o.message, created = requestTwin(ctx, peer.Client, peer.TenantNamespace, localNs, remoteName)
+			if _, still := r.Peers.Get(id); created && !still {
+				// Unpeering withdrew the peer while the request was on its
+				// way; it may already have released the requests it found,
+				// and would never see this one.
+				o.connected, o.phase, o.message = false, "", ""
+				if err := withdrawTwin(ctx, peer.Client, peer.TenantNamespace, remoteName); err != nil {
+					o.message = err.Error()
+				}
+			}
 		default:
 			if err := withdrawTwin(ctx, peer.Client, peer.TenantNamespace, remoteName); err != nil {
 				o.message = err.Error()
@@ -57,8 +67,9 @@ func (r *NamespaceOffloadingReconciler) syncTwins(ctx context.Context, localNs, 
 	return out
 }
 
-// requestTwin creates (or reads) the twin request and returns the provider's answer.
-func requestTwin(ctx context.Context, cs kubernetes.Interface, tenant, localNs, remoteName string) (phase, message string) {
+// requestTwin creates (or reads) the twin request and returns the provider's
+// answer; created tells whether this call made the request.
+func requestTwin(ctx context.Context, cs kubernetes.Interface, tenant, localNs, remoteName string) (phase, message string, created bool) {
 	cms := cs.CoreV1().ConfigMaps(tenant)
 	name := sharingv1alpha1.TwinRequestName(remoteName)
 	cm, err := cms.Get(ctx, name, metav1.GetOptions{})
@@ -67,14 +78,15 @@ func requestTwin(ctx context.Context, cs kubernetes.Interface, tenant, localNs, 
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{sharingv1alpha1.TwinRequestLabel: "true"}},
 			Data:       map[string]string{sharingv1alpha1.TwinRemoteNamespaceKey: remoteName, sharingv1alpha1.TwinLocalNamespaceKey: localNs},
 		}, metav1.CreateOptions{})
+		created = err == nil
 	}
 	if err != nil {
-		return sharingv1alpha1.TwinPhaseFailed, fmt.Sprintf("requesting twin namespace %s: %v", remoteName, err)
+		return sharingv1alpha1.TwinPhaseFailed, fmt.Sprintf("requesting twin namespace %s: %v", remoteName, err), false
 	}
 	if cm.Data[sharingv1alpha1.TwinLocalNamespaceKey] != localNs {
-		return sharingv1alpha1.TwinPhaseConflict, fmt.Sprintf("twin namespace %s is already requested for local namespace %q", remoteName, cm.Data[sharingv1alpha1.TwinLocalNamespaceKey])
+		return sharingv1alpha1.TwinPhaseConflict, fmt.Sprintf("twin namespace %s is already requested for local namespace %q", remoteName, cm.Data[sharingv1alpha1.TwinLocalNamespaceKey]), created
 	}
-	return cm.Data[sharingv1alpha1.TwinPhaseKey], cm.Data[sharingv1alpha1.TwinMessageKey]
+	return cm.Data[sharingv1alpha1.TwinPhaseKey], cm.Data[sharingv1alpha1.TwinMessageKey], created
 }
 
 // withdrawTwin deletes the request; the provider removes the twin once no pod
