@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
@@ -52,9 +53,12 @@ func (r *NamespaceOffloadingReconciler) syncTwins(ctx context.Context, localNs, 
 				// Unpeering withdrew the peer while the request was on its
 				// way; it may already have released the requests it found,
 				// and would never see this one.
+				// A take-back that fails is logged: the status only says the
+				// peering is down, and no later reconcile reaches this peer.
 				o.connected, o.phase, o.message = false, "", ""
 				if err := withdrawTwin(ctx, peer.Client, peer.TenantNamespace, remoteName); err != nil {
-					o.message = err.Error()
+					ctrl.LoggerFrom(ctx).Error(err, "a twin request made as its peer was withdrawn could not be taken back; delete it on the provider",
+						"peer", name, "tenantNamespace", peer.TenantNamespace, "request", sharingv1alpha1.TwinRequestName(remoteName))
 				}
 			}
 		default:

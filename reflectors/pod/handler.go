@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sync"
 	"time"
 
@@ -151,21 +150,6 @@ func (h *Handler) remember(pod *corev1.Pod) {
 		return
 	}
 	h.local[k] = kept
-}
-
-// lockPod takes the lock of the pod namespace/name (see podLocks) and
-// returns its release.
-func (h *Handler) lockPod(namespace, name string) func() {
-	f := fnv.New32a()
-	_, _ = f.Write([]byte(key(namespace, name)))
-	m := &h.podLocks[f.Sum32()%uint32(len(h.podLocks))]
-	if !m.TryLock() {
-		if h.contended != nil {
-			h.contended()
-		}
-		m.Lock()
-	}
-	return m.Unlock
 }
 
 func (h *Handler) remembered(ns, name string) *corev1.Pod {

@@ -86,8 +86,6 @@ func TestARetryListedBeforeADeletePodWritesNothing(t *testing.T) {
 // the pod live, then writes its ShadowPod. A DeletePod arriving between the
 // two must not run in between: done wholly there, it deleted the ShadowPod
 // the write then created again, and the provider started a deleted pod.
-// The local read below starts DeletePod and lets the write go on once
-// DeletePod has finished or is waiting for the pod's lock.
 func TestADeletePodWaitsForAResyncWriteOfThePodInFlight(t *testing.T) {
 	g := NewWithT(t)
 	h, remote := racingHandler(t, &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{
@@ -95,12 +93,22 @@ func TestADeletePodWaitsForAResyncWriteOfThePodInFlight(t *testing.T) {
 		Labels:      map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"},
 		Annotations: map[string]string{LocalPodUIDAnnotation: "uid-web"}}})
 	live, deleting := racingPod()
+	local, deleted := deleteOnLiveRead(h, live, deleting)
+	h.resyncPod(context.Background(), local.CoreV1(), live)
+	g.Expect(<-deleted).To(Succeed())
+	err := remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "web"}, &virtualkubeletv1alpha1.ShadowPod{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deleted pod's ShadowPod is gone, not written again: %v", err)
+}
 
+// deleteOnLiveRead is the local API server holding live: the handler's live
+// read of it starts DeletePod(deleting) and answers once DeletePod has
+// finished or waits for the pod's lock. deleted gets DeletePod's result.
+func deleteOnLiveRead(h *Handler, live, deleting *corev1.Pod) (local *kubefake.Clientset, deleted chan error) {
 	waiting := make(chan struct{})
 	var once sync.Once
 	h.contended = func() { once.Do(func() { close(waiting) }) }
-	deleted := make(chan error, 1)
-	local := kubefake.NewClientset(live)
+	deleted = make(chan error, 1)
+	local = kubefake.NewClientset(live)
 	local.PrependReactor("get", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
 		go func() { deleted <- h.DeletePod(context.Background(), deleting) }()
 		select {
@@ -110,10 +118,23 @@ func TestADeletePodWaitsForAResyncWriteOfThePodInFlight(t *testing.T) {
 		}
 		return false, nil, nil // the live pod, as read just before the deletion
 	})
-	h.resyncPod(context.Background(), local.CoreV1(), live)
+	return local, deleted
+}
+
+// TestADeletePodWaitsForTheRecoveryOfAMissingShadowPod: the resync found a
+// live pod without a ShadowPod and reads it live before writing one. A
+// DeletePod run between the read and the write found nothing to delete, and
+// the write then started the deleted pod; DeletePod now waits for the write
+// and deletes what it wrote.
+func TestADeletePodWaitsForTheRecoveryOfAMissingShadowPod(t *testing.T) {
+	g := NewWithT(t)
+	h, remote := racingHandler(t)
+	live, deleting := racingPod()
+	local, deleted := deleteOnLiveRead(h, live, deleting)
+	h.recoverMissing(context.Background(), local.CoreV1(), live)
 	g.Expect(<-deleted).To(Succeed())
 	err := remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: "web"}, &virtualkubeletv1alpha1.ShadowPod{})
-	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deleted pod's ShadowPod is gone, not written again: %v", err)
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no ShadowPod for a deleted pod: %v", err)
 }
 
 // TestAnOlderCopyDoesNotUndoARememberedDeletion: a resync pass's snapshot of

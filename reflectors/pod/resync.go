@@ -388,6 +388,7 @@ func stillLive(ctx context.Context, local corev1client.PodsGetter, pod *corev1.P
 // The local API server confirms the pod is still live first: the cache may
 // be older than a deletion that DeletePod has just carried out.
 func (h *Handler) recoverMissing(ctx context.Context, local corev1client.PodsGetter, pod *corev1.Pod) {
+	defer h.lockPod(pod.Namespace, pod.Name)() // see podLocks
 	cur, ok := stillLive(ctx, local, pod)
 	if !ok {
 		return
