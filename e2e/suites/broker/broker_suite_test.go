@@ -29,6 +29,7 @@ package broker_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -75,6 +76,9 @@ func TestBroker(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "broker suite")
 }
+
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	root, err := lab.RepoRoot()

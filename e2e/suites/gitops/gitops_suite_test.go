@@ -62,6 +62,9 @@ func TestGitOps(t *testing.T) {
 	RunSpecs(t, "gitops suite")
 }
 
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	repoRoot, err = lab.RepoRoot()

@@ -22,12 +22,14 @@ package lab_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
@@ -39,6 +41,9 @@ func TestLab(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "lab suite")
 }
+
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	start := time.Now()

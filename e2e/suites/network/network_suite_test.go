@@ -22,10 +22,13 @@ limitations under the License.
 package network_test
 
 import (
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/spillway-dev/spillway/e2e/framework"
 )
 
 var theLab *lab
@@ -34,6 +37,9 @@ func TestNetwork(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "network suite")
 }
+
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
 
 var _ = BeforeSuite(func() {
 	if reason := hostSupport(); reason != "" {

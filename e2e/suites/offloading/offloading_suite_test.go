@@ -23,6 +23,7 @@ package offloading_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -51,6 +52,9 @@ func TestOffloading(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "offloading suite")
 }
+
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error

@@ -24,6 +24,7 @@ package reflection_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -52,6 +53,9 @@ func TestReflection(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "reflection and admission suite")
 }
+
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	root, err := lab.RepoRoot()

@@ -24,6 +24,7 @@ package storage_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -52,6 +53,9 @@ func TestStorage(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "storage suite")
 }
+
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error

@@ -27,6 +27,7 @@ package trust_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -66,6 +67,9 @@ func TestTrust(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "trust boundary suite")
 }
+
+// The reason each failed spec failed, right above ginkgo's closing summary.
+var _ = ReportAfterSuite("failures, one line each", func(r Report) { framework.PrintFailures(os.Stdout, r) })
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	root, err := lab.RepoRoot()
