@@ -99,7 +99,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		// The pod takes what it took: a label or image change never needs room.
 		return admission.Allowed("")
 	}
-	return v.admitQuota(ctx, req, consumer, sp, offer)
+	return v.admitQuota(ctx, consumer, sp, offer, req.DryRun != nil && *req.DryRun)
 }
 
 // policyDenial is the pod policy's verdict as a message naming the
@@ -136,8 +136,10 @@ func invalid(msg string) admission.Response {
 // admitQuota allows the ShadowPod when what the consumer already runs plus
 // its requests fit the offer. Decisions for one consumer are serialized and
 // remember what they admitted until the cache shows it (see ledger), so
-// concurrent creates never overshoot the offer.
-func (v *Validator) admitQuota(ctx context.Context, req admission.Request, consumer string, sp *virtualkubeletv1alpha1.ShadowPod, offer *sharingv1alpha1.ResourceOffer) admission.Response {
+// concurrent creates never overshoot the offer. A dry run is judged the same
+// way but reserves nothing: it stores nothing, so the cache would never show
+// it and its reservation would hold room for nothing until it expired.
+func (v *Validator) admitQuota(ctx context.Context, consumer string, sp *virtualkubeletv1alpha1.ShadowPod, offer *sharingv1alpha1.ResourceOffer, dryRun bool) admission.Response {
 	unlock := v.ledger.lock(consumer)
 	defer unlock()
 	used, err := v.usedBy(ctx, consumer, admittedKey(sp))
@@ -153,9 +155,7 @@ func (v *Validator) admitQuota(ctx context.Context, req admission.Request, consu
 			sp.Namespace, sp.Name, offer.Namespace, offer.Name, offer.Spec.ClusterID, policies.DescribeResources(missing),
 			policies.DescribeResources(limits), policies.DescribeResources(used)))
 	}
-	if req.DryRun == nil || !*req.DryRun {
-		// A dry run stores nothing, so the cache will never show it: a
-		// reservation would hold room for nothing until it expired.
+	if !dryRun {
 		v.ledger.reserve(consumer, admittedKey(sp), requests)
 	}
 	return admission.Allowed("")

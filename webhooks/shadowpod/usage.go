@@ -168,13 +168,8 @@ func (u *Usage) sumLocked(namespaces []string, except string) corev1.ResourceLis
 	return used
 }
 
-// Seen tells whether the ShadowPod of admittedKey key is counted already.
-func (u *Usage) Seen(key string) bool {
-	u.mu.RLock()
-	defer u.mu.RUnlock()
-	return u.seenLocked(key)
-}
-
+// seenLocked tells whether the ShadowPod of admittedKey key is counted
+// already; the caller holds u.mu.
 func (u *Usage) seenLocked(key string) bool {
 	_, ok := u.namespaceOf[key]
 	return ok

@@ -94,7 +94,7 @@ func TestUsageFollowsUpdatesDeletionsAndTheEndOfAPod(t *testing.T) {
 	done.Status.Phase = corev1.PodSucceeded
 	u.Observe(done)
 	g.Expect(u.Sum([]string{"a-rome"}, "")).To(BeEmpty(), "a pod that ran to completion holds nothing")
-	g.Expect(u.Seen("w")).To(BeTrue(), "but it is seen: its reservation ends")
+	g.Expect(u.seen("w")).To(BeTrue(), "but it is seen: its reservation ends")
 
 	deleting := sp.DeepCopy()
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
@@ -102,7 +102,7 @@ func TestUsageFollowsUpdatesDeletionsAndTheEndOfAPod(t *testing.T) {
 	g.Expect(u.Sum([]string{"a-rome"}, "")).To(BeEmpty())
 
 	u.onDelete(toolscache.DeletedFinalStateUnknown{Key: "a-rome/web", Obj: deleting})
-	g.Expect(u.Seen("w")).To(BeFalse())
+	g.Expect(u.seen("w")).To(BeFalse())
 	g.Expect(u.namespaces).To(BeEmpty(), "no entry is kept for a namespace with no ShadowPod left")
 }
 
@@ -188,4 +188,11 @@ func TestAnAdmittedShadowPodIsCountedOnceWhileTheInformerDeliversIt(t *testing.T
 	}
 	t.Logf("%d reads while the informer delivered", reads)
 	g.Expect(v.ledger.reserved).To(BeEmpty(), "every reservation ends once the count shows its ShadowPod")
+}
+
+// seen tells whether the count holds the ShadowPod of admittedKey key.
+func (u *Usage) seen(key string) bool {
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	return u.seenLocked(key)
 }
