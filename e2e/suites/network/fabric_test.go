@@ -46,7 +46,9 @@ var _ = Describe("the network fabric", Ordered, func() {
 		Eventually(func(g Gomega) {
 			s, err := statusOf(theLab.ns("gwa"), metricsAddr)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(s.Phase).To(Equal("Connected"), s.Reason)
+			g.Expect(s.Phase).To(Equal("Connected"), func() string {
+				return fmt.Sprintf("a: %s; b: %s", s.Reason, phaseOf(theLab.ns("gwb"), metricsAddr))
+			})
 			g.Expect(s.Implementation).To(Equal("userspace")) // no WireGuard module on CI
 			g.Expect(s.RemappedRemoteCIDR).To(Equal(aSeesB))
 		}).WithTimeout(15 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())

@@ -72,3 +72,13 @@ func metric(body, sample string) (float64, error) {
 	}
 	return strconv.ParseFloat(m[1], 64)
 }
+
+// phaseOf is a gateway's phase and reason in a line, or why it has none, for
+// a failure message to say what the other end saw.
+func phaseOf(ns, addr string) string {
+	s, err := statusOf(ns, addr)
+	if err != nil {
+		return "no status: " + err.Error()
+	}
+	return s.Phase + " " + s.Reason
+}
