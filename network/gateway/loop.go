@@ -17,7 +17,9 @@ limitations under the License.
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -36,18 +38,58 @@ import (
 // retransmits, which are jittered, come first.
 const keepalive = 25 * time.Second
 
+// errAnswering is why there was no probe while the gateway only answers.
+var errAnswering = errors.New("not probing yet: waiting for the peer gateway to initiate the handshake")
+
+// answerFor is how long the gateway that does not open the tunnel (see
+// opensFirst) only answers: it sends nothing until a handshake has happened
+// or this long after it started, when it initiates like its peer. Two
+// gateways started together configure their peers well within it (10-50 ms
+// apart in the network suite), so an opener that starts second initiates
+// first. An opener that starts first initiates before its peer is
+// configured, and WireGuard drops that initiation; the answering gateway's
+// own then opens the tunnel, this long after it started. It is also what a
+// restarted answering gateway waits before it initiates (its peer, holding
+// the old session, would not for up to 15 s), so it is kept short.
+const answerFor = 500 * time.Millisecond
+
+// opensFirst tells whether the gateway of key own initiates the first
+// handshake with the gateway of key peer, or leaves it to the peer. Both
+// ends compute it from the same two keys, so exactly one opens. When both
+// initiate together, the initiations cross: each side answers the other's
+// and drops the answer to its own, and neither has a session until
+// WireGuard retransmits 5 s later. Configuring a peer with a persistent
+// keepalive initiates at once, and two gateways started together configure
+// their peers within milliseconds: 1 start in 100 of the network suite's
+// fabric took 5.1 s, not 0.5 s, and when the CPU is busy a crossing can
+// repeat on the retransmits.
+func opensFirst(own, peer wgtypes.Key) bool {
+	return bytes.Compare(own[:], peer[:]) < 0
+}
+
+// answering tells whether a gateway that does not open the tunnel still
+// holds its own traffic, since after elapsed no handshake has happened.
+func answering(opens bool, elapsed time.Duration, lastHandshake time.Time) bool {
+	return !opens && lastHandshake.IsZero() && elapsed < answerFor
+}
+
+// configuredPeer is how the peer was last configured on the device.
+type configuredPeer struct {
+	endpoint  string // the address its --peer-endpoint resolved to
+	keepalive bool   // whether the persistent keepalive is on
+}
+
 // loop probes the peer every interval, refreshing the observation and status.
 //
 // The probes start a random part of an interval after the peer is
-// configured. Without a session, a probe is what makes WireGuard initiate a
-// handshake (at most every 5 s), so two gateways started together would
-// probe, and initiate, in lockstep; initiations crossing on the wire cancel
-// each other (each side answers the other's and then drops the answer to its
-// own), and in lockstep they cross every time. Seen in the network suite:
-// no handshake within 15 s in 1 run of 25.
+// configured, so that two gateways started together do not probe in
+// lockstep. Who initiates the first handshake is opensFirst's choice: until
+// a handshake, the other gateway configures its peer without the keepalive
+// and sends no probe, so that it only answers (see answering).
 func (g *Gateway) loop(ctx context.Context, probe *prober) {
 	g.obs.started = time.Now()
-	configured := g.ensurePeer("") // the endpoint the peer was last configured with
+	opens := opensFirst(g.cfg.PrivateKey.PublicKey(), g.cfg.PeerPublicKey)
+	peer := g.ensurePeer(configuredPeer{}, opens)
 	select {
 	case <-ctx.Done():
 		return
@@ -55,44 +97,74 @@ func (g *Gateway) loop(ctx context.Context, probe *prober) {
 	}
 	ticker := time.NewTicker(g.cfg.ProbeInterval)
 	defer ticker.Stop()
+	var answered <-chan time.Time // when an answering gateway starts to initiate
+	if !opens {
+		answered = time.After(answerFor - time.Since(g.obs.started))
+	}
 	for {
-		configured = g.ensurePeer(configured)
-		g.probeOnce(probe)
+		held := answering(opens, time.Since(g.obs.started), g.obs.lastHandshake)
+		peer = g.ensurePeer(peer, !held)
+		g.probeOnce(probe, !held)
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+		case <-answered: // at once, not at the next probe
+			answered = nil
 		}
 	}
 }
 
 // ensurePeer (re)configures the peer when its endpoint resolves to a new
-// address, and records why when it does not resolve.
-func (g *Gateway) ensurePeer(configured string) string {
+// address, turns its keepalive on when wanted, and records why when the
+// endpoint does not resolve.
+func (g *Gateway) ensurePeer(peer configuredPeer, keepalive bool) configuredPeer {
 	addr, err := net.ResolveUDPAddr("udp", g.cfg.PeerEndpoint)
-	if err != nil && configured != "" {
-		return configured // a DNS hiccup: keep the address that worked
+	if err != nil && peer.endpoint != "" {
+		return peer // a DNS hiccup: keep the address that worked
 	}
 	if err != nil {
 		g.obs.peerErr = fmt.Errorf("--peer-endpoint %s does not resolve (%w): fix the host name or use an IP address", g.cfg.PeerEndpoint, err)
-		return configured
+		return peer
 	}
-	if addr.String() == configured && g.obs.peerErr == nil {
-		return configured
+	keepalive = keepalive || peer.keepalive // never turned off again
+	if addr.String() == peer.endpoint && g.obs.peerErr == nil {
+		if keepalive && !peer.keepalive {
+			return g.turnKeepaliveOn(peer)
+		}
+		return peer
 	}
-	if err := g.wg.ConfigureDevice(g.cfg.Interface, g.peerConfig(addr)); err != nil {
+	if err := g.wg.ConfigureDevice(g.cfg.Interface, g.peerConfig(addr, keepalive)); err != nil {
 		g.obs.peerErr = fmt.Errorf("configuring peer %s on %s: %w", g.cfg.PeerPublicKey, g.cfg.Interface, err)
-		return configured
+		return peer
 	}
 	g.obs.peerErr = nil
-	g.cfg.Log.Info("peer configured", "endpoint", addr.String(), "peerPublicKey", g.cfg.PeerPublicKey.String())
-	return addr.String()
+	g.cfg.Log.Info("peer configured", "endpoint", addr.String(), "peerPublicKey", g.cfg.PeerPublicKey.String(), "opensHandshake", keepalive)
+	return configuredPeer{endpoint: addr.String(), keepalive: keepalive}
+}
+
+// turnKeepaliveOn updates the configured peer in place: replacing it would
+// drop the session just made. Turning the keepalive on sends one at once,
+// which initiates a handshake when there is no session yet.
+func (g *Gateway) turnKeepaliveOn(peer configuredPeer) configuredPeer {
+	ka := keepalive
+	update := wgtypes.Config{Peers: []wgtypes.PeerConfig{{PublicKey: g.cfg.PeerPublicKey, UpdateOnly: true, PersistentKeepaliveInterval: &ka}}}
+	if err := g.wg.ConfigureDevice(g.cfg.Interface, update); err != nil {
+		g.obs.peerErr = fmt.Errorf("turning the keepalive to peer %s on %s on: %w", g.cfg.PeerPublicKey, g.cfg.Interface, err)
+		return peer
+	}
+	peer.keepalive = true
+	return peer
 }
 
 // peerConfig lets through the tunnel the peer's tunnel address and its real
-// pod CIDR: remapping happens outside WireGuard, so the tunnel carries real addresses.
-func (g *Gateway) peerConfig(endpoint *net.UDPAddr) wgtypes.Config {
-	ka := keepalive
+// pod CIDR: remapping happens outside WireGuard, so the tunnel carries real
+// addresses. Without the keepalive, configuring the peer sends nothing.
+func (g *Gateway) peerConfig(endpoint *net.UDPAddr, withKeepalive bool) wgtypes.Config {
+	var ka time.Duration
+	if withKeepalive {
+		ka = keepalive
+	}
 	peerTunnel := ipNet(netipPrefixHost(g.cfg.PeerTunnelAddress))
 	return wgtypes.Config{ReplacePeers: true, Peers: []wgtypes.PeerConfig{{
 		PublicKey: g.cfg.PeerPublicKey, Endpoint: endpoint, PersistentKeepaliveInterval: &ka,
@@ -103,9 +175,15 @@ func (g *Gateway) peerConfig(endpoint *net.UDPAddr) wgtypes.Config {
 // probeOnce pings the peer, reads its counters and re-evaluates the phase. A
 // probe that overlapped a handshake measured the handshake, not the path, so
 // it proves connectivity but leaves the latency as it was.
-func (g *Gateway) probeOnce(probe *prober) {
+//
+// A gateway still answering (send false) reads the counters and the
+// handshake without pinging: a ping would initiate a handshake.
+func (g *Gateway) probeOnce(probe *prober, send bool) {
 	start := time.Now()
-	rtt, err := probe.ping(min(g.cfg.ProbeInterval, time.Second))
+	rtt, err := time.Duration(0), errAnswering
+	if send {
+		rtt, err = probe.ping(min(g.cfg.ProbeInterval, time.Second))
+	}
 	stats := g.peerStats()
 	g.obs.probeErr, g.obs.lastHandshake = err, stats.LastHandshakeTime
 	if err == nil {
