@@ -39,11 +39,12 @@ import (
 const keepalive = 25 * time.Second
 
 // errAnswering is why there was no probe while the gateway only answers.
-var errAnswering = errors.New("not probing yet: waiting for the peer gateway to initiate the handshake")
+var errAnswering = errors.New("not probed yet: this gateway leaves the first handshake to its peer")
 
 // answerFor is how long the gateway that does not open the tunnel (see
-// opensFirst) only answers: it sends nothing until a handshake has happened
-// or this long after it started, when it initiates like its peer. Two
+// opensFirst) only answers: it sends no probe and no keepalive until a
+// handshake has happened or this long after it started, when it initiates
+// like its peer (pod traffic, if any, initiates regardless). Two
 // gateways started together configure their peers well within it (10-50 ms
 // apart in the network suite), so an opener that starts second initiates
 // first. An opener that starts first initiates before its peer is
@@ -68,7 +69,7 @@ func opensFirst(own, peer wgtypes.Key) bool {
 }
 
 // answering tells whether a gateway that does not open the tunnel still
-// holds its own traffic, since after elapsed no handshake has happened.
+// holds its probes and keepalive: no handshake yet, elapsed since it started.
 func answering(opens bool, elapsed time.Duration, lastHandshake time.Time) bool {
 	return !opens && lastHandshake.IsZero() && elapsed < answerFor
 }
@@ -98,8 +99,8 @@ func (g *Gateway) loop(ctx context.Context, probe *prober) {
 	ticker := time.NewTicker(g.cfg.ProbeInterval)
 	defer ticker.Stop()
 	var answered <-chan time.Time // when an answering gateway starts to initiate
-	if !opens {
-		answered = time.After(answerFor - time.Since(g.obs.started))
+	if wait := answerFor - time.Since(g.obs.started); !opens && wait > 0 {
+		answered = time.After(wait)
 	}
 	for {
 		held := answering(opens, time.Since(g.obs.started), g.obs.lastHandshake)
@@ -143,23 +144,28 @@ func (g *Gateway) ensurePeer(peer configuredPeer, keepalive bool) configuredPeer
 	return configuredPeer{endpoint: addr.String(), keepalive: keepalive}
 }
 
-// turnKeepaliveOn updates the configured peer in place: replacing it would
-// drop the session just made. Turning the keepalive on sends one at once,
-// which initiates a handshake when there is no session yet.
+// turnKeepaliveOn updates the configured peer in place (see keepaliveOn).
 func (g *Gateway) turnKeepaliveOn(peer configuredPeer) configuredPeer {
-	ka := keepalive
-	update := wgtypes.Config{Peers: []wgtypes.PeerConfig{{PublicKey: g.cfg.PeerPublicKey, UpdateOnly: true, PersistentKeepaliveInterval: &ka}}}
-	if err := g.wg.ConfigureDevice(g.cfg.Interface, update); err != nil {
-		g.obs.peerErr = fmt.Errorf("turning the keepalive to peer %s on %s on: %w", g.cfg.PeerPublicKey, g.cfg.Interface, err)
+	if err := g.wg.ConfigureDevice(g.cfg.Interface, keepaliveOn(g.cfg.PeerPublicKey)); err != nil {
+		g.obs.peerErr = fmt.Errorf("turning on the keepalive to peer %s on %s: %w", g.cfg.PeerPublicKey, g.cfg.Interface, err)
 		return peer
 	}
 	peer.keepalive = true
 	return peer
 }
 
+// keepaliveOn sets only the keepalive of peer: replacing the peer would drop
+// the session just made. Turning the keepalive on sends one at once, which
+// initiates a handshake when there is no session (WireGuard sends at most
+// one initiation per 5 s).
+func keepaliveOn(peer wgtypes.Key) wgtypes.Config {
+	ka := keepalive
+	return wgtypes.Config{Peers: []wgtypes.PeerConfig{{PublicKey: peer, UpdateOnly: true, PersistentKeepaliveInterval: &ka}}}
+}
+
 // peerConfig lets through the tunnel the peer's tunnel address and its real
 // pod CIDR: remapping happens outside WireGuard, so the tunnel carries real
-// addresses. Without the keepalive, configuring the peer sends nothing.
+// addresses. Without the keepalive, configuring the peer sends nothing itself.
 func (g *Gateway) peerConfig(endpoint *net.UDPAddr, withKeepalive bool) wgtypes.Config {
 	var ka time.Duration
 	if withKeepalive {

@@ -67,3 +67,20 @@ func TestOnlyTheGatewayThatOpensConfiguresItsPeerWithTheKeepalive(t *testing.T) 
 	g.Expect(*without.PersistentKeepaliveInterval).To(BeZero())
 	g.Expect(without.AllowedIPs).To(Equal(withKA.AllowedIPs))
 }
+
+func TestTurningTheKeepaliveOnLeavesThePeerAndItsSessionAsTheyAre(t *testing.T) {
+	g := NewWithT(t)
+	peerKey, err := wgtypes.GeneratePrivateKey()
+	g.Expect(err).NotTo(HaveOccurred())
+	update := keepaliveOn(peerKey.PublicKey())
+	g.Expect(update.ReplacePeers).To(BeFalse(), "replacing the peers would drop the session")
+	g.Expect(update.Peers).To(HaveLen(1))
+	p := update.Peers[0]
+	g.Expect(p.PublicKey).To(Equal(peerKey.PublicKey()))
+	g.Expect(p.UpdateOnly).To(BeTrue(), "a peer removed meanwhile is not created again")
+	g.Expect(p.Endpoint).To(BeNil())
+	g.Expect(p.ReplaceAllowedIPs).To(BeFalse())
+	g.Expect(p.AllowedIPs).To(BeEmpty())
+	g.Expect(p.PersistentKeepaliveInterval).NotTo(BeNil())
+	g.Expect(*p.PersistentKeepaliveInterval).To(Equal(keepalive))
+}
