@@ -119,7 +119,7 @@ func (g *Gateway) loop(ctx context.Context, probe *prober) {
 // ensurePeer (re)configures the peer when its endpoint resolves to a new
 // address, turns its keepalive on when wanted, and records why when the
 // endpoint does not resolve.
-func (g *Gateway) ensurePeer(peer configuredPeer, keepalive bool) configuredPeer {
+func (g *Gateway) ensurePeer(peer configuredPeer, wantKeepalive bool) configuredPeer {
 	addr, err := net.ResolveUDPAddr("udp", g.cfg.PeerEndpoint)
 	if err != nil && peer.endpoint != "" {
 		return peer // a DNS hiccup: keep the address that worked
@@ -128,20 +128,20 @@ func (g *Gateway) ensurePeer(peer configuredPeer, keepalive bool) configuredPeer
 		g.obs.peerErr = fmt.Errorf("--peer-endpoint %s does not resolve (%w): fix the host name or use an IP address", g.cfg.PeerEndpoint, err)
 		return peer
 	}
-	keepalive = keepalive || peer.keepalive // never turned off again
+	withKeepalive := wantKeepalive || peer.keepalive // never turned off again
 	if addr.String() == peer.endpoint && g.obs.peerErr == nil {
-		if keepalive && !peer.keepalive {
+		if withKeepalive && !peer.keepalive {
 			return g.turnKeepaliveOn(peer)
 		}
 		return peer
 	}
-	if err := g.wg.ConfigureDevice(g.cfg.Interface, g.peerConfig(addr, keepalive)); err != nil {
+	if err := g.wg.ConfigureDevice(g.cfg.Interface, g.peerConfig(addr, withKeepalive)); err != nil {
 		g.obs.peerErr = fmt.Errorf("configuring peer %s on %s: %w", g.cfg.PeerPublicKey, g.cfg.Interface, err)
 		return peer
 	}
 	g.obs.peerErr = nil
-	g.cfg.Log.Info("peer configured", "endpoint", addr.String(), "peerPublicKey", g.cfg.PeerPublicKey.String(), "opensHandshake", keepalive)
-	return configuredPeer{endpoint: addr.String(), keepalive: keepalive}
+	g.cfg.Log.Info("peer configured", "endpoint", addr.String(), "peerPublicKey", g.cfg.PeerPublicKey.String(), "opensHandshake", withKeepalive)
+	return configuredPeer{endpoint: addr.String(), keepalive: withKeepalive}
 }
 
 // turnKeepaliveOn updates the configured peer in place (see keepaliveOn).
