@@ -23,13 +23,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spillway-dev/spillway/controllers/storage"
+	"github.com/spillway-dev/spillway/peering/virtualnode"
 	"github.com/spillway-dev/spillway/reflectors/event"
 )
 
 // managerCacheOptions says what the manager's cache holds. Its informers
 // start at a kind's first read, so a kind listed here costs nothing until a
-// controller reads it.
-func managerCacheOptions() cache.Options {
+// controller reads it. versions shares what successive versions of a local
+// pod have in common (see virtualnode.PodVersions).
+func managerCacheOptions(versions *virtualnode.PodVersions) cache.Options {
 	return cache.Options{
 		// Nothing reads managed fields from the cache; without them a cached
 		// pod is markedly smaller, and the manager caches every pod.
@@ -42,6 +44,9 @@ func managerCacheOptions() cache.Options {
 			// scheduler's and virtual-kubelet's for each offloaded pod
 			// included (issue 17, target 3).
 			&corev1.Event{}: {Field: event.CopiesSelector()},
+			// Its own transform replaces the default: it strips managed
+			// fields too.
+			&corev1.Pod{}: {Transform: versions.Transform},
 		},
 	}
 }

@@ -23,7 +23,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/spillway-dev/spillway/peering/virtualnode"
 	"github.com/spillway-dev/spillway/reflectors/event"
 )
 
@@ -51,7 +53,7 @@ func eventFields(e *corev1.Event) fields.Set {
 func TestTheManagerCachesOnlyTheEventReflectorsCopies(t *testing.T) {
 	g := NewWithT(t)
 	var selector fields.Selector
-	for obj, by := range managerCacheOptions().ByObject {
+	for obj, by := range managerCacheOptions(&virtualnode.PodVersions{}).ByObject {
 		if _, ok := obj.(*corev1.Event); ok {
 			selector = by.Field
 		}
@@ -72,4 +74,31 @@ func TestTheManagerCachesOnlyTheEventReflectorsCopies(t *testing.T) {
 	} {
 		g.Expect(selector.Matches(eventFields(own))).To(BeFalse(), "the cluster's own event %s is not cached", own.Reason)
 	}
+}
+
+func TestTheManagersPodCacheSharesUnchangedVersionsAndDropsManagedFields(t *testing.T) {
+	g := NewWithT(t)
+	versions := &virtualnode.PodVersions{}
+	var transform func(any) (any, error)
+	for obj, by := range managerCacheOptions(versions).ByObject {
+		if _, ok := obj.(*corev1.Pod); ok {
+			transform = by.Transform
+		}
+	}
+	g.Expect(transform).NotTo(BeNil(), "without it every offloaded pod is held twice (virtual-kubelet keeps the bound version)")
+
+	store := toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
+	versions.Hold(store)
+	pod := func(rv string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web-0", UID: "uid-1", ResourceVersion: rv,
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-scheduler"}}},
+			Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}
+	}
+	bound, err := transform(pod("1"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(store.Add(bound)).To(Succeed())
+	running, err := transform(pod("2"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(running.(*corev1.Pod).ManagedFields).To(BeNil(), "the pod transform replaces the default one, which stripped them")
+	g.Expect(&running.(*corev1.Pod).Spec.Containers[0]).To(BeIdenticalTo(&bound.(*corev1.Pod).Spec.Containers[0]))
 }

@@ -254,8 +254,9 @@ func (p process) generation(ctx context.Context) (*generation, error) {
 	if o.webhook.Port > 0 {
 		webhookServer = trackedWebhookServer{Server: o.webhook.Server(), w: stop}
 	}
+	podVersions := &virtualnode.PodVersions{}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Cache:         managerCacheOptions(),
+		Cache:         managerCacheOptions(podVersions),
 		WebhookServer: webhookServer,
 		Scheme:        newScheme(),
 		// Served by the process (run), across generations.
@@ -277,6 +278,7 @@ func (p process) generation(ctx context.Context) (*generation, error) {
 	if err != nil {
 		return nil, err
 	}
+	podVersions.Hold(localPods.GetStore())
 	peers := &remote.Registry{}
 	// One registry of pod CIDR remaps: the fabric fills it, pod status and
 	// the reflectors read it.

@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package virtualnode
+
+import (
+	"bytes"
+	"maps"
+	"reflect"
+	"slices"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+)
+
+// PodVersions is a transform for the manager's informer of local pods (the
+// one the virtual nodes share, see Options.LocalPods): a new version of a pod
+// takes the spec, labels and annotations of the version the informer holds
+// when they are unchanged, instead of decoded copies of its own.
+//
+// Why: virtual-kubelet (v1.13.0, node/podcontroller.go, knownPod.lastPodUsed)
+// keeps, for every pod it runs, the informer's object it last handed to
+// CreatePod or UpdatePod: the pod as it was bound, Pending. The informer has
+// replaced that object since (the pod's status changed), so each offloaded
+// pod was held decoded twice, whole, for its whole life (issue 17, target 3).
+// Sharing what did not change leaves the retained version only its own
+// metadata and its short status.
+//
+// The shared parts are read-only like every cached object: nothing may
+// modify an informer's object (virtual-kubelet and the pod handler copy
+// before they write). Managed fields are dropped, as the manager's default
+// transform does for every kind.
+type PodVersions struct {
+	held atomic.Pointer[toolscache.Store]
+}
+
+// Hold names the informer's store, where the transform finds the version
+// held. Until it is called, versions are only stripped of managed fields.
+func (v *PodVersions) Hold(store toolscache.Store) { v.held.Store(&store) }
+
+// Transform is the informer's transform (cache.ByObject.Transform). client-go
+// calls it once per new object, before the object reaches the store; never
+// for a resync, which re-delivers the stored object.
+func (v *PodVersions) Transform(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	pod.ManagedFields = nil
+	if store := v.held.Load(); store != nil {
+		if key, err := toolscache.MetaNamespaceKeyFunc(pod); err == nil {
+			if held, found, err := (*store).GetByKey(key); err == nil && found {
+				if prev, ok := held.(*corev1.Pod); ok {
+					ShareUnchanged(prev, pod)
+				}
+			}
+		}
+	}
+	return pod, nil
+}
+
+// ShareUnchanged points next's spec, labels and annotations at prev's where
+// they are equal: same pod (UID), same content. next must not yet be visible
+// to any reader; prev is never written.
+func ShareUnchanged(prev, next *corev1.Pod) {
+	if prev == next || prev.UID != next.UID {
+		return
+	}
+	if sameSpec(prev, next) {
+		next.Spec = prev.Spec
+	}
+	if maps.Equal(prev.Labels, next.Labels) {
+		next.Labels = prev.Labels
+	}
+	if maps.Equal(prev.Annotations, next.Annotations) {
+		next.Annotations = prev.Annotations
+	}
+	if slices.Equal(prev.Finalizers, next.Finalizers) {
+		next.Finalizers = prev.Finalizers
+	}
+	if reflect.DeepEqual(prev.OwnerReferences, next.OwnerReferences) {
+		next.OwnerReferences = prev.OwnerReferences
+	}
+}
+
+// sameSpec reports whether two versions of a pod have the same spec, byte for
+// byte in their protobuf encoding (which orders map keys), so that equal
+// means identical and not merely equivalent. A different generation settles
+// it without encoding: the API server counts every change to a pod's spec
+// but its binding (Kubernetes 1.35 on); an older one that leaves generation
+// at zero is always compared.
+func sameSpec(prev, next *corev1.Pod) bool {
+	if prev.Generation != next.Generation || prev.Spec.NodeName != next.Spec.NodeName {
+		return false
+	}
+	a, err := prev.Spec.Marshal()
+	if err != nil {
+		return false
+	}
+	b, err := next.Spec.Marshal()
+	return err == nil && bytes.Equal(a, b)
+}
