@@ -93,7 +93,16 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 				}
 			}
 		}
-		return b.readKubeletMemory(before, &r.KubeletBefore, &r.KubeletAfter)
+		if err := b.readKubeletMemory(before, &r.KubeletBefore, &r.KubeletAfter); err != nil || before {
+			return err
+		}
+		// After the RSS: the collection it forces may lower the current RSS.
+		heap, err := liveHeap(ctx, managerPprof(pprofAddr))
+		if err != nil {
+			return fmt.Errorf("rome's manager's live heap: %w", err)
+		}
+		r.KubeletLiveHeap = heap
+		return nil
 	})
 	if err != nil || b.Genoa == nil {
 		return r, err

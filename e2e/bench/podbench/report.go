@@ -37,6 +37,9 @@ type Result struct {
 	// Kubelet is the memory of the consumer's manager process, which runs the
 	// virtual kubelets: before the batch (fresh process) and after it.
 	KubeletBefore, KubeletAfter framework.Memory
+	// KubeletLiveHeap is that process's heap after a garbage collection once
+	// the pods run, in bytes (liveHeap); 0 where it was not read.
+	KubeletLiveHeap uint64
 	// VanillaCPU and OffloadedCPU are what each lab process used from the
 	// first create to the last pod Running.
 	VanillaCPU, OffloadedCPU CPU
@@ -147,11 +150,13 @@ type ReportedRun struct {
 	TwoHopsVirtualKubelet *ReportedMemory `json:"twoHopsVirtualKubelet,omitempty"`
 }
 
-// ReportedMemory is a manager's RSS in MiB: fresh, at its peak, at the end.
+// ReportedMemory is a manager's RSS in MiB: fresh, at its peak, at the end;
+// and its heap after a garbage collection once the pods ran.
 type ReportedMemory struct {
-	BeforeMiB  float64 `json:"rssBeforeMiB"`
-	PeakMiB    float64 `json:"peakRSSMiB"`
-	CurrentMiB float64 `json:"rssAfterMiB"`
+	BeforeMiB   float64 `json:"rssBeforeMiB"`
+	PeakMiB     float64 `json:"peakRSSMiB"`
+	CurrentMiB  float64 `json:"rssAfterMiB"`
+	LiveHeapMiB float64 `json:"liveHeapMiB,omitempty"`
 }
 
 func reportedMemory(before, after framework.Memory) ReportedMemory {
@@ -233,6 +238,7 @@ func Reported(r Result) ReportedRun {
 	}
 	out.WritesPerPod = SummarizeTraffic(r)
 	out.VirtualKubelet = reportedMemory(r.KubeletBefore, r.KubeletAfter)
+	out.VirtualKubelet.LiveHeapMiB = float64(r.KubeletLiveHeap) / mib
 	if t := r.TwoHops; t != nil {
 		s, two := reported(t.Sample), Summarize(t.Sample)
 		out.TwoHops, out.TwoHopsRatios, out.TwoHopsVsOneHop = &s, ratios(two, v), ratios(two, o)
@@ -270,7 +276,7 @@ func WriteTable(w io.Writer, results []Result) error {
 		v, o := Summarize(r.Vanilla), Summarize(r.Offloaded)
 		vc, oc := r.VanillaCPU.Total(), r.OffloadedCPU.Total()
 		row(tw, r.Pods, "vanilla", v, vc, "-")
-		row(tw, r.Pods, "offloaded", o, oc, fmt.Sprintf("%.0f MiB", float64(r.KubeletAfter.Peak)/mib))
+		row(tw, r.Pods, "offloaded", o, oc, kubeletMemory(r.KubeletAfter, r.KubeletLiveHeap))
 		if r.TwoHops != nil {
 			row(tw, r.Pods, "two hops", Summarize(r.TwoHops.Sample), r.TwoHops.CPU.Total(), fmt.Sprintf("%.0f MiB", float64(r.TwoHops.KubeletAfter.Peak)/mib))
 		}
@@ -282,6 +288,16 @@ func WriteTable(w io.Writer, results []Result) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// kubeletMemory is the virtual kubelet's column: its peak RSS and, where it
+// was read, its heap after a collection once the pods ran.
+func kubeletMemory(after framework.Memory, liveHeap uint64) string {
+	out := fmt.Sprintf("%.0f MiB", float64(after.Peak)/mib)
+	if liveHeap > 0 {
+		out += fmt.Sprintf(" (live heap %.0f MiB)", float64(liveHeap)/mib)
+	}
+	return out
 }
 
 func row(w io.Writer, pods int, path string, s Summary, cpu time.Duration, rss string) {

@@ -114,3 +114,21 @@ func TestNiceCeil(t *testing.T) {
 		g.Expect(niceCeil(in)).To(BeNumerically("~", want, 1e-9), "niceCeil(%g)", in)
 	}
 }
+
+func TestHeapAllocIsReadFromTheTextHeapProfile(t *testing.T) {
+	g := NewWithT(t)
+	text := []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1 0x2\n\n# runtime.MemStats\n# Alloc = 123\n# TotalAlloc = 456\n# HeapAlloc = 78123456\n# HeapSys = 99999999\n")
+	got, err := heapAlloc(text)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got).To(Equal(uint64(78123456)))
+
+	_, err = heapAlloc([]byte("\x1f\x8b binary profile"))
+	g.Expect(err).To(MatchError(ContainSubstring("debug=1")))
+}
+
+func TestTheTableShowsTheLiveHeapWhereItWasRead(t *testing.T) {
+	g := NewWithT(t)
+	after := framework.Memory{Peak: 200 * mib}
+	g.Expect(kubeletMemory(after, 0)).To(Equal("200 MiB"))
+	g.Expect(kubeletMemory(after, 75*mib)).To(Equal("200 MiB (live heap 75 MiB)"))
+}
