@@ -29,8 +29,9 @@ import (
 
 // PodVersions is a transform for the manager's informer of local pods (the
 // one the virtual nodes share, see Options.LocalPods): a new version of a pod
-// takes the spec, labels and annotations of the version the informer holds
-// when they are unchanged, instead of decoded copies of its own.
+// takes the spec, labels, annotations, finalizers and owner references of
+// the version the informer holds when they are unchanged, instead of decoded
+// copies of its own.
 //
 // Why: virtual-kubelet (v1.13.0, node/podcontroller.go, knownPod.lastPodUsed)
 // keeps, for every pod it runs, the informer's object it last handed to
@@ -61,22 +62,35 @@ func (v *PodVersions) Transform(obj any) (any, error) {
 		return obj, nil
 	}
 	pod.ManagedFields = nil
-	if store := v.held.Load(); store != nil {
-		if key, err := toolscache.MetaNamespaceKeyFunc(pod); err == nil {
-			if held, found, err := (*store).GetByKey(key); err == nil && found {
-				if prev, ok := held.(*corev1.Pod); ok {
-					ShareUnchanged(prev, pod)
-				}
-			}
-		}
+	if prev := v.heldVersion(pod); prev != nil {
+		shareUnchanged(prev, pod)
 	}
 	return pod, nil
 }
 
-// ShareUnchanged points next's spec, labels and annotations at prev's where
+// heldVersion is the version of pod the informer's store holds, nil before
+// Hold or when it holds none.
+func (v *PodVersions) heldVersion(pod *corev1.Pod) *corev1.Pod {
+	store := v.held.Load()
+	if store == nil {
+		return nil
+	}
+	key, err := toolscache.MetaNamespaceKeyFunc(pod)
+	if err != nil {
+		return nil
+	}
+	held, found, err := (*store).GetByKey(key)
+	if err != nil || !found {
+		return nil
+	}
+	prev, _ := held.(*corev1.Pod)
+	return prev
+}
+
+// shareUnchanged points next's spec, labels and annotations at prev's where
 // they are equal: same pod (UID), same content. next must not yet be visible
 // to any reader; prev is never written.
-func ShareUnchanged(prev, next *corev1.Pod) {
+func shareUnchanged(prev, next *corev1.Pod) {
 	if prev == next || prev.UID != next.UID {
 		return
 	}

@@ -57,7 +57,7 @@ func sameMap(a, b map[string]string) bool {
 func TestAStatusChangeSharesTheUnchangedPartsOfTheHeldVersion(t *testing.T) {
 	g := NewWithT(t)
 	prev, next := boundPod(), boundPod(running)
-	ShareUnchanged(prev, next)
+	shareUnchanged(prev, next)
 	g.Expect(sameBacking(prev.Spec.Containers, next.Spec.Containers)).To(BeTrue(), "the spec is the held version's")
 	g.Expect(sameBacking(prev.Spec.Tolerations, next.Spec.Tolerations)).To(BeTrue())
 	g.Expect(sameMap(prev.Labels, next.Labels)).To(BeTrue(), "the labels are the held version's")
@@ -85,7 +85,7 @@ func TestWhatChangedIsNotShared(t *testing.T) {
 			g := NewWithT(t)
 			prev, next := boundPod(c.prev...), boundPod(c.next...)
 			want := next.Spec.DeepCopy()
-			ShareUnchanged(prev, next)
+			shareUnchanged(prev, next)
 			g.Expect(next.Spec).To(Equal(*want), "the new version keeps its own spec")
 			g.Expect(sameBacking(prev.Spec.Containers, next.Spec.Containers)).To(BeFalse())
 		})
@@ -99,7 +99,7 @@ func TestWhatChangedIsNotShared(t *testing.T) {
 			p.Finalizers = nil
 			p.OwnerReferences[0].Name = "web-2"
 		})
-		ShareUnchanged(prev, next)
+		shareUnchanged(prev, next)
 		g.Expect(next.Labels).To(HaveKeyWithValue("tier", "front"))
 		g.Expect(next.Annotations).To(HaveKeyWithValue("note", "changed"))
 		g.Expect(next.Finalizers).To(BeEmpty())
@@ -111,7 +111,7 @@ func TestWhatChangedIsNotShared(t *testing.T) {
 func TestAPodOfTheSameNameButAnotherUIDSharesNothing(t *testing.T) {
 	g := NewWithT(t)
 	prev, next := boundPod(), boundPod(func(p *corev1.Pod) { p.UID = "uid-2" })
-	ShareUnchanged(prev, next)
+	shareUnchanged(prev, next)
 	g.Expect(sameBacking(prev.Spec.Containers, next.Spec.Containers)).To(BeFalse())
 	g.Expect(sameMap(prev.Labels, next.Labels)).To(BeFalse())
 }
