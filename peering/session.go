@@ -206,6 +206,11 @@ func (s *Session) startPods(ctx context.Context, p Peer) (*podreflector.Handler,
 		RemoteConfig: s.config, ClusterName: p.ClusterName, APIServerURL: o.APIServerURL, LocalPods: o.LocalClient, Network: o.Network,
 		Namespaces: podreflector.OffloadingMapper(o.LocalClient, p.ClusterName, p.ClusterID),
 	}
+	if o.NodeOptions.LocalPods != nil {
+		// The informer behind LocalClient's pods: the resync reads its pods
+		// in place (see podreflector.Handler.PodIndex).
+		h.PodIndex = o.NodeOptions.LocalPods.GetIndexer()
+	}
 	s.goWorker(WorkerRetryPending, func() { h.RetryPending(ctx, pendingRetry) })
 	s.goWorker(WorkerOrphanSweep, func() { h.CollectOrphans(ctx, o.LocalClient, o.Local.CoreV1(), orphanSweep) })
 	if o.Reflection != nil {

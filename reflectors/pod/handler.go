@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -88,6 +89,11 @@ type Handler struct {
 	// the pod, a label) then costs no write, and a retry of a pod deleted
 	// meanwhile is dropped. Nil reports every change and retries blindly.
 	LocalPods client.Reader
+	// PodIndex, when set, is the index of the informer behind the cache the
+	// resync reads (the manager's informer of local pods): a pass then reads
+	// the cache's own pods of a namespace rather than a list's copies of
+	// them (see podsIn). Nil lists through the cache.
+	PodIndex toolscache.Indexer
 	// Network maps the provider's pod IPs into this cluster (the fabric's
 	// remaps); nil shows them as they are.
 	Network *network.Registry

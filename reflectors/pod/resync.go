@@ -106,19 +106,18 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 	// keeps or sends one copies it first (remember, ShadowPodFor, hold).
 	// The ShadowPods are metadata, trimmed to what a verdict and a DELETE
 	// read (listShadowPods).
-	pods := &corev1.PodList{}
-	if err := cache.List(ctx, pods, client.InNamespace(localNs), client.UnsafeDisableDeepCopy); err != nil {
+	pods, err := h.podsIn(ctx, cache, localNs)
+	if err != nil {
 		return fmt.Errorf("listing local pods: %w", err)
 	}
 	byName := map[string]*corev1.Pod{}
-	for i := range pods.Items {
-		if pods.Items[i].Spec.NodeName == h.nodeName() {
-			byName[pods.Items[i].Name] = &pods.Items[i]
+	for _, p := range pods {
+		if p.Spec.NodeName == h.nodeName() {
+			byName[p.Name] = p
 		}
 	}
 	shadows, watched := h.Twins.ShadowPods(localNs, remoteNs)
 	if !watched {
-		var err error
 		if shadows, err = h.listShadowPods(ctx, remoteNs); err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -87,4 +88,37 @@ func TestSyncWritesATokenSecretAndCollectsUnusedOnes(t *testing.T) {
 	list := &corev1.SecretList{}
 	g.Expect(remote.List(context.Background(), list)).To(Succeed())
 	g.Expect(list.Items).To(BeEmpty(), "no pod mounts builder's token any more")
+}
+
+// The full pass reads the pod informer's store when it has one: the reader
+// here fails every List, so only the store can give the set, and pods on
+// another node or not mounting a token stay out of it.
+func TestNeededListedReadsThePodStoreInPlace(t *testing.T) {
+	g := NewWithT(t)
+	store := toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
+	elsewhere := func(p *corev1.Pod) { p.Spec.NodeName = "liqo-naples" }
+	noMount := func(p *corev1.Pod) { p.Spec.AutomountServiceAccountToken = ptr.To(false) }
+	for _, p := range []*corev1.Pod{pod("a", "builder"), pod("b", ""), pod("c", "other", elsewhere), pod("d", "quiet", noMount)} {
+		g.Expect(store.Add(p)).To(Succeed())
+	}
+	r := &Reflector{Peer: *reflectiontest.Milan(), Local: failingLister{}, podStore: store}
+	got, err := r.neededListed(context.Background())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got).To(Equal(map[types.NamespacedName]bool{
+		{Namespace: "liqo-demo", Name: "builder"}: true,
+		{Namespace: "liqo-demo", Name: "default"}: true,
+	}))
+
+	r.podStore = nil
+	_, err = r.neededListed(context.Background())
+	g.Expect(err).To(MatchError(errListRefused), "without a store the pass lists through the cache")
+}
+
+var errListRefused = errors.New("list refused")
+
+// failingLister is a client whose every List fails.
+type failingLister struct{ client.Client }
+
+func (failingLister) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return errListRefused
 }
