@@ -271,7 +271,14 @@ var _ = Describe("a broker", Ordered, func() {
 			g.Expect(uids(running(ctx, g, milanC))).To(ConsistOf(uids(beforeMilan)))
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 		expectCapacity(ctx, sum(milanOffer, naplesOffer), time.Minute)
-	}, SpecTimeout(4*time.Minute))
+		// And milan's own control plane is back at work, not only its API
+		// server: the specs that follow (in any order) schedule pods there.
+		// CI once failed the exec specs' probe at milan, unscheduled for 2
+		// minutes after this outage.
+		took, err := framework.RunsPodsAgain(ctx, milanC, framework.RunsPodsAgainWithin)
+		Expect(err).NotTo(HaveOccurred())
+		GinkgoWriter.Printf("milan ran a new pod %s after it was created\n", took.Round(time.Second))
+	}, SpecTimeout(7*time.Minute))
 
 	It("deletes at the providers what rome deletes", func(ctx context.Context) {
 		Expect(romeC.Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: shop}},
