@@ -273,8 +273,9 @@ var _ = Describe("a broker", Ordered, func() {
 		expectCapacity(ctx, sum(milanOffer, naplesOffer), time.Minute)
 		// And milan's own control plane is back at work, not only its API
 		// server: the specs that follow (in any order) schedule pods there.
-		// CI once failed the exec specs' probe at milan, unscheduled for 2
-		// minutes after this outage.
+		// A CI run once failed the exec specs: their probe at milan stayed
+		// unscheduled for 2 minutes, which fits a scheduler still backing
+		// off after this outage (docs/faults.md).
 		took, err := framework.RunsPodsAgain(ctx, milanC, framework.RunsPodsAgainWithin)
 		Expect(err).NotTo(HaveOccurred())
 		GinkgoWriter.Printf("milan ran a new pod %s after it was created\n", took.Round(time.Second))
