@@ -44,7 +44,7 @@ const RunsPodsAgainWithin = 3 * time.Minute
 // kwok (the nodes' kubelet stand-in) watch again, and a later spec whose
 // pods stayed Pending would fail for another spec's outage. The pod is
 // a bare one in the default namespace, deleted before returning. It returns
-// how long the pod took.
+// how long the pod took to run.
 func RunsPodsAgain(ctx context.Context, c client.Client, within time.Duration) (time.Duration, error) {
 	start := time.Now()
 	pod := &corev1.Pod{
@@ -56,9 +56,8 @@ func RunsPodsAgain(ctx context.Context, c client.Client, within time.Duration) (
 	created := false
 	err := wait.PollUntilContextTimeout(ctx, time.Second, within, true, func(ctx context.Context) (bool, error) {
 		if !created {
-			// Refused until the controller-manager has made the namespace's
-			// ServiceAccount again, or while the API server is starting.
-			// Create writes the server's answer into pod, so it runs once.
+			// Refused while the API server is still starting; once the pod
+			// exists, each poll is one GET.
 			if err := c.Create(ctx, pod.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
 				return false, nil
 			}
@@ -72,11 +71,16 @@ func RunsPodsAgain(ctx context.Context, c client.Client, within time.Duration) (
 	taken := time.Since(start)
 	if err != nil {
 		scheduled := "no PodScheduled condition"
-		for _, c := range seen.Status.Conditions {
-			if c.Type == corev1.PodScheduled {
-				scheduled = fmt.Sprintf("PodScheduled=%s %s: %s", c.Status, c.Reason, c.Message)
+		for _, cond := range seen.Status.Conditions {
+			if cond.Type == corev1.PodScheduled {
+				scheduled = fmt.Sprintf("PodScheduled=%s %s: %s", cond.Status, cond.Reason, cond.Message)
 			}
 		}
+		// Best effort, so a late pod does not outlive the failure; the
+		// failure is the finding.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = c.Delete(dctx, pod, client.GracePeriodSeconds(0))
 		return taken, fmt.Errorf("a new pod in namespace default, still not Running %s after its creation: node=%q phase=%q, %s: %w",
 			taken.Round(time.Second), seen.Spec.NodeName, seen.Status.Phase, scheduled, err)
 	}
