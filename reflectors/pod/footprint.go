@@ -18,6 +18,7 @@ package pod
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // statusReport is the pod the handler hands virtual-kubelet for a status
@@ -38,16 +39,59 @@ func statusReport(p *corev1.Pod) *corev1.Pod {
 	return &corev1.Pod{TypeMeta: p.TypeMeta, ObjectMeta: p.ObjectMeta, Status: p.Status}
 }
 
-// withoutSpec is a copy of pod's metadata and status: what the handler keeps
-// of every local pod it runs (Handler.remember). The spec is read where it is
-// used, from the pod virtual-kubelet passes (CreatePod, UpdatePod) or the
-// manager's cache (the resync, GetPod). The handler's whole copy of every
-// pod was 37 MB of the manager's heap at 10,000 pods (issue 17, lever 6).
-func withoutSpec(pod *corev1.Pod) *corev1.Pod {
-	out := &corev1.Pod{TypeMeta: pod.TypeMeta}
-	pod.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.ManagedFields = nil
-	pod.Status.DeepCopyInto(&out.Status)
+// keptPod is what the handler keeps of a local pod it runs
+// (Handler.remember): the metadata the status reports are built on
+// (localView, reportGone) and the local PodScheduled condition
+// (keepLocalScheduling). The spec is read where it is used, from the pod
+// virtual-kubelet passes (CreatePod, UpdatePod) or the manager's cache (the
+// resync, GetPod). The rest of the local status is kept only while the pod
+// is being deleted, for the report that releases it (reportGone); otherwise
+// every report replaces it with the provider's.
+//
+// Its maps and slices are shared with the pod it was taken from when that
+// pod is the cache's own object (see Handler.cachedVersion), which nothing
+// may modify; the pod's struct and spec are not held. Kept as a local pod
+// without its spec, it cost 2.4 KB per pod; the handler's whole copy of
+// every pod was 37 MB of the manager's heap at 10,000 pods (issue 17,
+// levers 6 and 24).
+type keptPod struct {
+	metav1.ObjectMeta
+	// scheduled is the local PodScheduled condition; zero when it has none.
+	scheduled corev1.PodCondition
+	// status is the local pod's whole status, kept only when it is being
+	// deleted.
+	status *corev1.PodStatus
+}
+
+// keepPod is what the handler keeps of pod. shared says pod is the cache's own
+// object, whose maps and slices are read-only and outlive this version
+// (virtualnode.PodVersions passes them on to the next); otherwise they are
+// copied, since the caller's pod may be modified after.
+func keepPod(pod *corev1.Pod, shared bool) *keptPod {
+	k := &keptPod{ObjectMeta: pod.ObjectMeta}
+	if !shared {
+		pod.ObjectMeta.DeepCopyInto(&k.ObjectMeta)
+	}
+	k.ManagedFields = nil
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == corev1.PodScheduled {
+			k.scheduled = pod.Status.Conditions[i]
+		}
+	}
+	if !pod.DeletionTimestamp.IsZero() {
+		k.status = pod.Status.DeepCopy()
+	}
+	return k
+}
+
+// pod is a local pod made of what was kept: its metadata, and its status
+// when it is being deleted. It shares nothing with k.
+func (k *keptPod) pod() *corev1.Pod {
+	out := &corev1.Pod{}
+	k.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if k.status != nil {
+		k.status.DeepCopyInto(&out.Status)
+	}
 	return out
 }
 

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
@@ -82,16 +84,53 @@ func TestStatusReportsCarryTheLocalMetadataAndTheProvidersStatusButNoSpec(t *tes
 	g.Expect(emitted[1].Status.Phase).To(Equal(corev1.PodSucceeded))
 }
 
-func TestTheHandlerKeepsMetadataAndStatusOfALocalPodNotItsSpec(t *testing.T) {
+func TestTheHandlerKeepsMetadataAndSchedulingOfALocalPodNotItsSpec(t *testing.T) {
 	g := NewWithT(t)
 	h := &Handler{ClusterName: "milan"}
 	local := footprintPod()
+	local.Status.Conditions = append(local.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse})
 	h.remember(local)
 	kept := h.remembered("apps", "web-0")
-	g.Expect(kept.Spec).To(Equal(corev1.PodSpec{}))
 	g.Expect(kept.ObjectMeta).To(Equal(local.ObjectMeta))
-	g.Expect(kept.Status).To(Equal(local.Status))
+	g.Expect(kept.scheduled).To(Equal(local.Status.Conditions[0]))
+	g.Expect(kept.status).To(BeNil(), "a running pod's reports carry the provider's status, not this one")
 	g.Expect(local.Spec.Containers).To(HaveLen(1), "the caller's pod is not modified")
+
+	// Not the cache's object: what is kept is a copy, untouched by changes
+	// to the caller's pod.
+	local.Labels["app"] = "changed"
+	g.Expect(kept.Labels).To(HaveKeyWithValue("app", "web"))
+
+	// A pod being deleted keeps its whole status, which the report that
+	// releases it starts from (reportGone).
+	deleting := footprintPod()
+	deleting.DeletionTimestamp = &metav1.Time{Time: metav1.Unix(200, 0).Time}
+	h.remember(deleting)
+	g.Expect(h.remembered("apps", "web-0").status).To(Equal(&deleting.Status))
+}
+
+func TestTheHandlerSharesTheMetadataOfTheCachesOwnVersion(t *testing.T) {
+	g := NewWithT(t)
+	cached := footprintPod()
+	cached.ResourceVersion = "7"
+	index := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{})
+	g.Expect(index.Add(cached)).To(Succeed())
+	h := &Handler{ClusterName: "milan", PodIndex: index}
+
+	// virtual-kubelet hands CreatePod its own copy of the cached version.
+	h.remember(cached.DeepCopy())
+	kept := h.remembered("apps", "web-0")
+	g.Expect(reflect.ValueOf(kept.Labels).UnsafePointer()).To(Equal(reflect.ValueOf(cached.Labels).UnsafePointer()),
+		"the labels are the cache's map, not a copy")
+	g.Expect(reflect.ValueOf(kept.Annotations).UnsafePointer()).To(Equal(reflect.ValueOf(cached.Annotations).UnsafePointer()))
+	g.Expect(kept.ObjectMeta).To(Equal(cached.ObjectMeta))
+
+	// Another version than the cache's is copied.
+	newer := cached.DeepCopy()
+	newer.ResourceVersion = "8"
+	h.remember(newer)
+	g.Expect(reflect.ValueOf(h.remembered("apps", "web-0").Labels).UnsafePointer()).NotTo(Equal(reflect.ValueOf(cached.Labels).UnsafePointer()))
+	g.Expect(h.remembered("apps", "web-0").ResourceVersion).To(Equal("8"))
 }
 
 func TestGetPodShowsTheLocalSpecOfTheSamePodOnly(t *testing.T) {
@@ -147,7 +186,8 @@ func benchPod(tb testing.TB) *corev1.Pod {
 
 // BenchmarkKeptCopyPerPod measures the bytes each kept copy of an offloaded
 // pod costs (B/op: every byte a copy allocates is held while the pod runs):
-// the handler's copy (remember) and virtual-kubelet's copy of the last
+// the handler's copy (remember, from virtual-kubelet's copy of a pod or from
+// the cache's object) and virtual-kubelet's copy of the last
 // status report (its NotifyPods callback deep-copies what it is handed),
 // whole pods before issue 17's lever 6, without the spec after.
 //
@@ -156,11 +196,12 @@ func BenchmarkKeptCopyPerPod(b *testing.B) {
 	pod := benchPod(b)
 	for _, c := range []struct {
 		name string
-		copy func(*corev1.Pod) *corev1.Pod
+		copy func(*corev1.Pod) any
 	}{
-		{"whole pod", (*corev1.Pod).DeepCopy},
-		{"handler, without spec", withoutSpec},
-		{"virtual-kubelet, status report", func(p *corev1.Pod) *corev1.Pod { return statusReport(p).DeepCopy() }},
+		{"whole pod", func(p *corev1.Pod) any { return p.DeepCopy() }},
+		{"handler, from a copy", func(p *corev1.Pod) any { return keepPod(p, false) }},
+		{"handler, from the cache", func(p *corev1.Pod) any { return keepPod(p, true) }},
+		{"virtual-kubelet, status report", func(p *corev1.Pod) any { return statusReport(p).DeepCopy() }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -175,8 +216,10 @@ func TestKeptCopiesAreSmallerThanTheWholePod(t *testing.T) {
 	g := NewWithT(t)
 	pod := benchPod(t)
 	whole := testing.AllocsPerRun(10, func() { _ = pod.DeepCopy() })
-	kept := testing.AllocsPerRun(10, func() { _ = withoutSpec(pod) })
+	kept := testing.AllocsPerRun(10, func() { _ = keepPod(pod, false) })
 	report := testing.AllocsPerRun(10, func() { _ = statusReport(pod).DeepCopy() })
 	g.Expect(kept).To(BeNumerically("<", whole), "the handler's copy leaves the spec out")
 	g.Expect(report).To(BeNumerically("<", whole), "virtual-kubelet's copy leaves the spec out")
+	shared := testing.AllocsPerRun(10, func() { _ = keepPod(pod, true) })
+	g.Expect(shared).To(BeNumerically("==", 1), "kept from the cache's object, only the kept struct is new")
 }

@@ -111,7 +111,7 @@ type Handler struct {
 
 	mu       sync.Mutex
 	notify   func(*corev1.Pod)
-	local    map[string]*corev1.Pod // last local pod seen, without its spec (see remember), by namespace/name
+	local    map[string]*keptPod    // what is kept of the last local pod seen (see remember), by namespace/name
 	pending  map[string]*corev1.Pod // pods waiting for their namespace to be offloaded
 	refused  map[string]*corev1.Pod // pods failed because the provider's pod policy refuses them
 	retrying map[string]*retry      // pods whose ShadowPod write failed, retried with backoff
@@ -134,10 +134,10 @@ type Handler struct {
 
 func key(ns, name string) string { return ns + "/" + name }
 
-// remember keeps the local pod's metadata and status for as long as it runs
-// here: the status reports are built on them (localView, reportGone). Not its
-// spec, which nothing here reads after the ShadowPod is written (see
-// withoutSpec).
+// remember keeps the local pod's metadata and scheduling for as long as it
+// runs here: the status reports are built on them (localView, reportGone).
+// Not its spec, which nothing here reads after the ShadowPod is written, nor
+// the rest of its status but while it is being deleted (see keptPod).
 //
 // A copy without a deletion never replaces one with it for the same pod: a
 // deletion is not undone, so such a copy is older (a resync pass's
@@ -145,11 +145,12 @@ func key(ns, name string) string { return ns + "/" + name }
 // remembered copy is being deleted, would otherwise leave it Terminating
 // for its whole grace period.
 func (h *Handler) remember(pod *corev1.Pod) {
-	kept := withoutSpec(pod)
+	src, shared := h.cachedVersion(pod)
+	kept := keepPod(src, shared)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.local == nil {
-		h.local = map[string]*corev1.Pod{}
+		h.local = map[string]*keptPod{}
 	}
 	k := key(pod.Namespace, pod.Name)
 	if old := h.local[k]; old != nil && old.UID == pod.UID && !old.DeletionTimestamp.IsZero() && pod.DeletionTimestamp.IsZero() {
@@ -158,7 +159,27 @@ func (h *Handler) remember(pod *corev1.Pod) {
 	h.local[k] = kept
 }
 
-func (h *Handler) remembered(ns, name string) *corev1.Pod {
+// cachedVersion is the informer's own object for pod when PodIndex holds
+// this very version of it (same UID and resourceVersion), and whether it is:
+// what remember keeps then shares the cache's maps instead of copying them.
+// virtual-kubelet hands CreatePod, UpdatePod and DeletePod copies of its
+// own; the resync passes the informer's objects.
+func (h *Handler) cachedVersion(pod *corev1.Pod) (*corev1.Pod, bool) {
+	if h.PodIndex == nil {
+		return pod, false
+	}
+	obj, found, err := h.PodIndex.GetByKey(key(pod.Namespace, pod.Name))
+	if err != nil || !found {
+		return pod, false
+	}
+	cached, ok := obj.(*corev1.Pod)
+	if !ok || cached.UID != pod.UID || cached.ResourceVersion != pod.ResourceVersion {
+		return pod, false
+	}
+	return cached, true
+}
+
+func (h *Handler) remembered(ns, name string) *keptPod {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.local[key(ns, name)]
@@ -474,13 +495,13 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 	h.mu.Unlock()
 	out := &corev1.Pod{}
 	if base != nil {
-		out = base.DeepCopy()
+		base.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	} else {
 		out.ObjectMeta = metav1.ObjectMeta{Name: remotePod.Name, Namespace: localNs, Labels: withoutOriginLabels(remotePod.Labels), Annotations: remotePod.Annotations}
 	}
 	out.Status = LocalStatus(remotePod, h.Network, h.RemoteID, h.NodeIP, Recreations(remotePod))
 	if base != nil {
-		keepLocalScheduling(&out.Status, base)
+		keepLocalScheduling(&out.Status, base.scheduled)
 	}
 	return out
 }
@@ -491,14 +512,10 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 // is its business: reporting it would only move a timestamp, and a freshly
 // created remote pod, which has no condition yet, would briefly unschedule
 // the local one.
-func keepLocalScheduling(st *corev1.PodStatus, local *corev1.Pod) {
-	var localCond *corev1.PodCondition
-	for i := range local.Status.Conditions {
-		if local.Status.Conditions[i].Type == corev1.PodScheduled {
-			localCond = &local.Status.Conditions[i]
-		}
-	}
-	if localCond == nil {
+//
+// local is the local pod's condition, zero when it has none.
+func keepLocalScheduling(st *corev1.PodStatus, local corev1.PodCondition) {
+	if local.Type != corev1.PodScheduled {
 		return
 	}
 	for i := range st.Conditions {
@@ -506,11 +523,11 @@ func keepLocalScheduling(st *corev1.PodStatus, local *corev1.Pod) {
 			continue
 		}
 		if st.Conditions[i].Status != corev1.ConditionFalse {
-			st.Conditions[i] = *localCond.DeepCopy()
+			st.Conditions[i] = local
 		}
 		return
 	}
-	st.Conditions = append([]corev1.PodCondition{*localCond.DeepCopy()}, st.Conditions...)
+	st.Conditions = append([]corev1.PodCondition{local}, st.Conditions...)
 }
 
 func withoutOriginLabels(l map[string]string) map[string]string {
@@ -539,7 +556,7 @@ func (h *Handler) reportGone(localNs, name string, uid types.UID) {
 	if base == nil || base.DeletionTimestamp.IsZero() {
 		return
 	}
-	gone := base.DeepCopy()
+	gone := base.pod()
 	gone.Status.Phase = corev1.PodSucceeded
 	gone.Status.Reason, gone.Status.Message = "Deleted", "the pod was deleted on the provider"
 	h.emit(gone)

@@ -39,17 +39,17 @@ func TestKeepLocalSchedulingHidesTheProvidersBindingButNotItsFailure(t *testing.
 	local := scheduledLocally()
 	// A fresh remote pod has no condition: the local one stays scheduled.
 	st := corev1.PodStatus{Phase: corev1.PodPending}
-	keepLocalScheduling(&st, local)
+	keepLocalScheduling(&st, local.Status.Conditions[0])
 	g.Expect(st.Conditions).To(Equal(local.Status.Conditions))
 	// The provider bound it: same view as before, so nothing to write.
 	bound := corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
 		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Unix(200, 0)}}}
-	keepLocalScheduling(&bound, local)
+	keepLocalScheduling(&bound, local.Status.Conditions[0])
 	g.Expect(bound).To(Equal(st))
 	// The provider cannot schedule it: the consumer must see why.
 	failed := corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
 		{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/2 nodes are available"}}}
-	keepLocalScheduling(&failed, local)
+	keepLocalScheduling(&failed, local.Status.Conditions[0])
 	g.Expect(failed.Conditions[0].Reason).To(Equal("Unschedulable"))
 }
 
