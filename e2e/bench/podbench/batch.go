@@ -93,18 +93,21 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 				}
 			}
 		}
-		if err := b.readKubeletMemory(before, &r.KubeletBefore, &r.KubeletAfter); err != nil || before {
+		if err := b.readKubeletMemory(before, &r.KubeletBefore, &r.KubeletAfter); err != nil {
 			return err
 		}
 		// After the RSS: the collection it forces may lower the current RSS.
-		heap, err := liveHeap(ctx, managerPprof(pprofAddr))
-		if err != nil {
-			return fmt.Errorf("rome's manager's live heap: %w", err)
+		at := &r.KubeletLiveHeap.Running
+		if before {
+			at = &r.KubeletLiveHeap.Idle
 		}
-		r.KubeletLiveHeap = heap
-		return nil
+		return readLiveHeap(ctx, pprofAddr, at)
 	})
-	if err != nil || b.Genoa == nil {
+	if err != nil {
+		return r, err
+	}
+	// measure returns once no pod of the batch is left in rome or milan.
+	if err := readLiveHeap(ctx, pprofAddr, &r.KubeletLiveHeap.Deleted); err != nil || b.Genoa == nil {
 		return r, err
 	}
 	fmt.Fprintf(b.log, "bench: %d pods, two hops through genoa (restarting rome's manager again)\n", n)
@@ -118,6 +121,17 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	})
 	r.TwoHops = two
 	return r, err
+}
+
+// readLiveHeap reads into at the heap of the manager serving pprof at addr,
+// after a collection.
+func readLiveHeap(ctx context.Context, addr string, at *uint64) error {
+	heap, err := liveHeap(ctx, managerPprof(addr))
+	if err != nil {
+		return fmt.Errorf("rome's manager's live heap: %w", err)
+	}
+	*at = heap
+	return nil
 }
 
 // readKubeletMemory reads the memory of rome's manager into before or after.

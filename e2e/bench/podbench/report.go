@@ -37,9 +37,9 @@ type Result struct {
 	// Kubelet is the memory of the consumer's manager process, which runs the
 	// virtual kubelets: before the batch (fresh process) and after it.
 	KubeletBefore, KubeletAfter framework.Memory
-	// KubeletLiveHeap is that process's heap after a garbage collection once
-	// the pods run, in bytes (liveHeap); 0 where it was not read.
-	KubeletLiveHeap uint64
+	// KubeletLiveHeap is that process's heap after a garbage collection:
+	// before the measured pods, once they run, and once they are gone.
+	KubeletLiveHeap LiveHeaps
 	// VanillaCPU and OffloadedCPU are what each lab process used from the
 	// first create to the last pod Running.
 	VanillaCPU, OffloadedCPU CPU
@@ -48,6 +48,15 @@ type Result struct {
 	VanillaTraffic, OffloadedTraffic Traffic
 	// TwoHops is the path through the broker, nil when the run left it out.
 	TwoHops *TwoHopsResult
+}
+
+// LiveHeaps is a process's heap after a garbage collection (liveHeap), in
+// bytes, at three points of a batch; 0 where it was not read. Idle (the
+// process warmed up, no measured pod yet) and Deleted (every measured pod
+// gone) say what the pods cost while they ran (Running − Idle) and whether
+// it all went with them (target 3 of issue 17: flat after the deletion).
+type LiveHeaps struct {
+	Idle, Running, Deleted uint64
 }
 
 // TwoHopsResult is one batch through the broker: rome → genoa → milan.
@@ -151,12 +160,15 @@ type ReportedRun struct {
 }
 
 // ReportedMemory is a manager's RSS in MiB: fresh, at its peak, at the end;
-// and its heap after a garbage collection once the pods ran.
+// and its heap after a garbage collection before the pods, once they ran
+// and once they were gone.
 type ReportedMemory struct {
-	BeforeMiB   float64 `json:"rssBeforeMiB"`
-	PeakMiB     float64 `json:"peakRSSMiB"`
-	CurrentMiB  float64 `json:"rssAfterMiB"`
-	LiveHeapMiB float64 `json:"liveHeapMiB,omitempty"`
+	BeforeMiB          float64 `json:"rssBeforeMiB"`
+	PeakMiB            float64 `json:"peakRSSMiB"`
+	CurrentMiB         float64 `json:"rssAfterMiB"`
+	IdleLiveHeapMiB    float64 `json:"idleLiveHeapMiB,omitempty"`
+	LiveHeapMiB        float64 `json:"liveHeapMiB,omitempty"`
+	DeletedLiveHeapMiB float64 `json:"deletedLiveHeapMiB,omitempty"`
 }
 
 func reportedMemory(before, after framework.Memory) ReportedMemory {
@@ -238,7 +250,9 @@ func Reported(r Result) ReportedRun {
 	}
 	out.WritesPerPod = SummarizeTraffic(r)
 	out.VirtualKubelet = reportedMemory(r.KubeletBefore, r.KubeletAfter)
-	out.VirtualKubelet.LiveHeapMiB = float64(r.KubeletLiveHeap) / mib
+	h := r.KubeletLiveHeap
+	out.VirtualKubelet.IdleLiveHeapMiB, out.VirtualKubelet.LiveHeapMiB, out.VirtualKubelet.DeletedLiveHeapMiB =
+		float64(h.Idle)/mib, float64(h.Running)/mib, float64(h.Deleted)/mib
 	if t := r.TwoHops; t != nil {
 		s, two := reported(t.Sample), Summarize(t.Sample)
 		out.TwoHops, out.TwoHopsRatios, out.TwoHopsVsOneHop = &s, ratios(two, v), ratios(two, o)
@@ -290,12 +304,17 @@ func WriteTable(w io.Writer, results []Result) error {
 	return tw.Flush()
 }
 
-// kubeletMemory is the virtual kubelet's column: its peak RSS and, where it
-// was read, its heap after a collection once the pods ran.
-func kubeletMemory(after framework.Memory, liveHeap uint64) string {
+// kubeletMemory is the virtual kubelet's column: its peak RSS and, where
+// they were read, its heap after a collection once the pods ran, and before
+// and after them.
+func kubeletMemory(after framework.Memory, heap LiveHeaps) string {
 	out := fmt.Sprintf("%.0f MiB", float64(after.Peak)/mib)
-	if liveHeap > 0 {
-		out += fmt.Sprintf(" (live heap %.0f MiB)", float64(liveHeap)/mib)
+	if heap.Running > 0 {
+		out += fmt.Sprintf(" (live heap %.0f MiB", float64(heap.Running)/mib)
+		if heap.Idle > 0 && heap.Deleted > 0 {
+			out += fmt.Sprintf("; idle %.0f, after deletion %.0f", float64(heap.Idle)/mib, float64(heap.Deleted)/mib)
+		}
+		out += ")"
 	}
 	return out
 }

@@ -129,6 +129,8 @@ func TestHeapAllocIsReadFromTheTextHeapProfile(t *testing.T) {
 func TestTheTableShowsTheLiveHeapWhereItWasRead(t *testing.T) {
 	g := NewWithT(t)
 	after := framework.Memory{Peak: 200 * mib}
-	g.Expect(kubeletMemory(after, 0)).To(Equal("200 MiB"))
-	g.Expect(kubeletMemory(after, 75*mib)).To(Equal("200 MiB (live heap 75 MiB)"))
+	g.Expect(kubeletMemory(after, LiveHeaps{})).To(Equal("200 MiB"))
+	g.Expect(kubeletMemory(after, LiveHeaps{Running: 75 * mib})).To(Equal("200 MiB (live heap 75 MiB)"))
+	g.Expect(kubeletMemory(after, LiveHeaps{Idle: 30 * mib, Running: 75 * mib, Deleted: 31 * mib})).
+		To(Equal("200 MiB (live heap 75 MiB; idle 30, after deletion 31)"))
 }
