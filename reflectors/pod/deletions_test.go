@@ -291,7 +291,7 @@ func TestResyncDoesNotWaitForADeletePodThatCannotCome(t *testing.T) {
 }
 
 // The resync's pass meets every offloaded pod every interval; the handler's
-// spec-less copy of one is made again only when the pod changed (another
+// kept copy of one is made again only when the pod changed (another
 // resourceVersion), not at each pass (issue 17, lever 14).
 func TestResyncKeepsANewCopyOnlyOfAChangedPod(t *testing.T) {
 	g := NewWithT(t)

@@ -133,6 +133,43 @@ func TestTheHandlerSharesTheMetadataOfTheCachesOwnVersion(t *testing.T) {
 	g.Expect(h.remembered("apps", "web-0").ResourceVersion).To(Equal("8"))
 }
 
+func TestReportsBuiltOnAKeptPodShareNothingWithTheCache(t *testing.T) {
+	g := NewWithT(t)
+	cached := footprintPod()
+	cached.ResourceVersion = "7"
+	cached.DeletionTimestamp = &metav1.Time{Time: metav1.Unix(200, 0).Time}
+	cached.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", Ready: true, RestartCount: 2}}
+	index := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{})
+	g.Expect(index.Add(cached)).To(Succeed())
+	pristine := cached.DeepCopy()
+	var emitted []*corev1.Pod
+	h := &Handler{ClusterName: "milan", PodIndex: index}
+	h.notify = func(p *corev1.Pod) { emitted = append(emitted, p) }
+	h.remember(cached.DeepCopy())
+
+	// virtual-kubelet copies what it keeps, but a report is the caller's to
+	// modify: changing one leaves the cache's pod as it was.
+	view := h.localView("apps", runningTwin())
+	view.Labels["app"], view.Annotations["note"] = "changed", "changed"
+	view.Finalizers[0] = "changed"
+	h.reportGone("apps", "web-0", "")
+	g.Expect(emitted).To(HaveLen(1))
+	gone := emitted[0]
+	g.Expect(gone.Status.ContainerStatuses).To(Equal(pristine.Status.ContainerStatuses),
+		"the report that releases a deleted pod starts from its whole kept status")
+	gone.Labels["app"] = "changed"
+	gone.Status.ContainerStatuses[0].Ready = false
+	g.Expect(cached).To(Equal(pristine), "nothing reaches the cache's object")
+
+	// Another pod of the same name and version in the cache lends nothing.
+	other := footprintPod()
+	other.UID, other.ResourceVersion = "uid-2", "7"
+	g.Expect(index.Update(other)).To(Succeed())
+	src, shared := h.cachedVersion(cached)
+	g.Expect(shared).To(BeFalse())
+	g.Expect(src).To(BeIdenticalTo(cached))
+}
+
 func TestGetPodShowsTheLocalSpecOfTheSamePodOnly(t *testing.T) {
 	g := NewWithT(t)
 	local := footprintPod()

@@ -153,7 +153,7 @@ func (h *Handler) remember(pod *corev1.Pod) {
 		h.local = map[string]*keptPod{}
 	}
 	k := key(pod.Namespace, pod.Name)
-	if old := h.local[k]; old != nil && old.UID == pod.UID && !old.DeletionTimestamp.IsZero() && pod.DeletionTimestamp.IsZero() {
+	if old := h.local[k]; old != nil && old.UID == kept.UID && !old.DeletionTimestamp.IsZero() && kept.DeletionTimestamp.IsZero() {
 		return
 	}
 	h.local[k] = kept
@@ -162,8 +162,9 @@ func (h *Handler) remember(pod *corev1.Pod) {
 // cachedVersion is the informer's own object for pod when PodIndex holds
 // this very version of it (same UID and resourceVersion), and whether it is:
 // what remember keeps then shares the cache's maps instead of copying them.
-// virtual-kubelet hands CreatePod, UpdatePod and DeletePod copies of its
-// own; the resync passes the informer's objects.
+// virtual-kubelet hands CreatePod and UpdatePod copies of its own, and
+// DeletePod a copy of the informer's object or of GetPod's view; the resync
+// passes the informer's objects.
 func (h *Handler) cachedVersion(pod *corev1.Pod) (*corev1.Pod, bool) {
 	if h.PodIndex == nil {
 		return pod, false
