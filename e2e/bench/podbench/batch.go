@@ -106,8 +106,13 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	// measure returns once no pod of the batch is left in rome or milan.
-	if err := readLiveHeap(ctx, pprofAddr, &r.KubeletLiveHeap.Deleted); err != nil || b.Genoa == nil {
+	// measure returns once no pod of the batch is left in rome or milan. The
+	// profile says what outlives the pods.
+	if err := readLiveHeap(ctx, pprofAddr, &r.KubeletLiveHeap.Deleted); err != nil {
+		return r, err
+	}
+	err = saveHeapProfile(ctx, managerPprof(pprofAddr), filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("rome-manager-%d-deleted", n), b.log)
+	if err != nil || b.Genoa == nil {
 		return r, err
 	}
 	fmt.Fprintf(b.log, "bench: %d pods, two hops through genoa (restarting rome's manager again)\n", n)

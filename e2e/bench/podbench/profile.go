@@ -73,6 +73,24 @@ func startCPUProfile(ctx context.Context, fetch fetcher, name string, d time.Dur
 	return p
 }
 
+// saveHeapProfile writes the heap profile fetch serves, after a collection,
+// as <dir>/<name>-heap.pprof.
+func saveHeapProfile(ctx context.Context, fetch fetcher, dir, name string, log io.Writer) error {
+	heap, err := fetch(ctx, "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return fmt.Errorf("heap profile of %s: %w", name, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, name+"-heap.pprof")
+	if err := os.WriteFile(path, heap, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "bench: wrote %s (go tool pprof -sample_index=inuse_space -top %s)\n", path, path)
+	return nil
+}
+
 // finish takes a heap profile, waits for the CPU profile, and writes both as
 // <dir>/<name>-{cpu,heap}.pprof for `go tool pprof`.
 func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) error {
