@@ -375,7 +375,7 @@ func TestResyncComparesStatusesOnlyWhenAVersionOrTheRemapChanged(t *testing.T) {
 	var reports int
 	m.h.notify = func(*corev1.Pod) { reports++ }
 	pass := func(p *corev1.Pod) {
-		m.h.shownBefore, m.h.shownNow = m.h.shownNow, map[string]shownStatus{}
+		m.h.nextStatusPass()
 		m.h.resyncPod(context.Background(), m.localAPI.CoreV1(), p)
 	}
 	remote, ok := m.h.Twins.Get("demo", "web-0000")

@@ -130,6 +130,7 @@ type Handler struct {
 	// current pass found showing the provider's, and of which versions (see
 	// resyncStatus); only the resync's goroutine uses them.
 	shownBefore, shownNow map[string]shownStatus
+	shownRemap            network.Mapping // the remap shownNow's matches were found under
 }
 
 func key(ns, name string) string { return ns + "/" + name }

@@ -75,7 +75,7 @@ func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1c
 	// per pod in a batch deletion, with as many reads of the local API
 	// server). Such an orphan is collected one interval later.
 	h.orphansSeen, h.orphansNext = h.orphansNext, map[types.UID]bool{}
-	h.shownBefore, h.shownNow = h.shownNow, map[string]shownStatus{}
+	h.nextStatusPass()
 	h.pruneDeletions(time.Now(), interval)
 	if twins, err := OffloadedTwins(ctx, cache, h.ClusterName, h.RemoteID); err == nil {
 		for localNs, remoteNs := range twins {
