@@ -43,7 +43,8 @@ func managerCacheOptions(versions *virtualnode.PodVersions) cache.Options {
 			// without the filter it cached every Event of the cluster, the
 			// scheduler's and virtual-kubelet's for each offloaded pod
 			// included (issue 17, target 3).
-			&corev1.Event{}: {Field: event.CopiesSelector()},
+			// And of each only what the reflector compares and patches.
+			&corev1.Event{}: {Field: event.CopiesSelector(), Transform: event.CopyFootprint},
 			// Its own transform replaces the default: it strips managed
 			// fields too.
 			&corev1.Pod{}: {Transform: versions.Transform},

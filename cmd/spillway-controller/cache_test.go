@@ -53,9 +53,10 @@ func eventFields(e *corev1.Event) fields.Set {
 func TestTheManagerCachesOnlyTheEventReflectorsCopies(t *testing.T) {
 	g := NewWithT(t)
 	var selector fields.Selector
+	var transform func(any) (any, error)
 	for obj, by := range managerCacheOptions(&virtualnode.PodVersions{}).ByObject {
 		if _, ok := obj.(*corev1.Event); ok {
-			selector = by.Field
+			selector, transform = by.Field, by.Transform
 		}
 	}
 	g.Expect(selector).NotTo(BeNil(), "without a selector the manager caches every Event of the cluster")
@@ -74,6 +75,12 @@ func TestTheManagerCachesOnlyTheEventReflectorsCopies(t *testing.T) {
 	} {
 		g.Expect(selector.Matches(eventFields(own))).To(BeFalse(), "the cluster's own event %s is not cached", own.Reason)
 	}
+
+	g.Expect(transform).NotTo(BeNil())
+	kept, err := transform(copied.DeepCopy())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(kept.(*corev1.Event).InvolvedObject).To(BeZero(), "a cached copy keeps only what the reflector compares")
+	g.Expect(kept.(*corev1.Event).Count).To(Equal(copied.Count))
 }
 
 func TestTheManagersPodCacheSharesUnchangedVersionsAndDropsManagedFields(t *testing.T) {

@@ -38,7 +38,6 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
@@ -168,7 +167,7 @@ func (r *Reflector) syncTwins(ctx context.Context) {
 
 func (r *Reflector) watch(remoteNs, localNs string) *twin {
 	f := informers.NewSharedInformerFactoryWithOptions(r.Provider, r.Resync, informers.WithNamespace(remoteNs),
-		informers.WithTransform(crcache.TransformStripManagedFields()))
+		informers.WithTransform(remoteEventFootprint))
 	inf := f.Core().V1().Events().Informer()
 	enqueue := func(o any) {
 		if e, ok := o.(*corev1.Event); ok {
@@ -239,8 +238,11 @@ func (r *Reflector) write(ctx context.Context, want *corev1.Event) error {
 	case got.Count == want.Count && got.Message == want.Message && got.LastTimestamp.Equal(&want.LastTimestamp):
 		return nil
 	}
-	got.Count, got.Message, got.LastTimestamp, got.Series = want.Count, want.Message, want.LastTimestamp, want.Series
-	return r.Local.Update(ctx, got, client.FieldOwner(reflection.FieldOwner))
+	// A patch of what changed, not an update: the cache keeps no more of a
+	// copy than this (CopyFootprint).
+	base := got.DeepCopy()
+	got.Count, got.Message, got.LastTimestamp = want.Count, want.Message, want.LastTimestamp
+	return r.Local.Patch(ctx, got, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}), client.FieldOwner(reflection.FieldOwner))
 }
 
 // LocalEvent is the consumer's copy of a provider event about pod.
