@@ -95,6 +95,58 @@ func (k *keptPod) pod() *corev1.Pod {
 	return out
 }
 
+// remember keeps the local pod's metadata and scheduling for as long as it
+// runs here: the status reports are built on them (localView, reportGone).
+// Not its spec, which nothing here reads after the ShadowPod is written, nor
+// the rest of its status but while it is being deleted (see keptPod).
+//
+// A copy without a deletion never replaces one with it for the same pod: a
+// deletion is not undone, so such a copy is older (a resync pass's
+// snapshot), and reportGone, which releases the local pod only when the
+// remembered copy is being deleted, would otherwise leave it Terminating
+// for its whole grace period.
+func (h *Handler) remember(pod *corev1.Pod) {
+	src, shared := h.cachedVersion(pod)
+	kept := keepPod(src, shared)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.local == nil {
+		h.local = map[string]*keptPod{}
+	}
+	k := key(pod.Namespace, pod.Name)
+	if old := h.local[k]; old != nil && old.UID == kept.UID && !old.DeletionTimestamp.IsZero() && kept.DeletionTimestamp.IsZero() {
+		return
+	}
+	h.local[k] = kept
+}
+
+// cachedVersion is the informer's own object for pod when PodIndex holds
+// this very version of it (same UID and resourceVersion), and whether it is:
+// what remember keeps then shares the cache's maps instead of copying them.
+// virtual-kubelet hands CreatePod and UpdatePod copies of its own, and
+// DeletePod a copy of the informer's object or of GetPod's view; the resync
+// passes the informer's objects.
+func (h *Handler) cachedVersion(pod *corev1.Pod) (*corev1.Pod, bool) {
+	if h.PodIndex == nil {
+		return pod, false
+	}
+	obj, found, err := h.PodIndex.GetByKey(key(pod.Namespace, pod.Name))
+	if err != nil || !found {
+		return pod, false
+	}
+	cached, ok := obj.(*corev1.Pod)
+	if !ok || cached.UID != pod.UID || cached.ResourceVersion != pod.ResourceVersion {
+		return pod, false
+	}
+	return cached, true
+}
+
+func (h *Handler) remembered(ns, name string) *keptPod {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.local[key(ns, name)]
+}
+
 // remotePodFootprint is the TwinWatcher's transform: a provider's pod is kept
 // with its metadata and status, without managed fields or spec. What reads
 // the kept pods reads no more (issue 17, target 3): LocalStatus the status
