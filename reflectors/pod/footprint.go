@@ -88,7 +88,7 @@ func keepPod(pod *corev1.Pod, shared bool) *keptPod {
 // when it is being deleted. It shares nothing with k.
 func (k *keptPod) pod() *corev1.Pod {
 	out := &corev1.Pod{}
-	k.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	k.DeepCopyInto(&out.ObjectMeta) // the embedded ObjectMeta's method
 	if k.status != nil {
 		k.status.DeepCopyInto(&out.Status)
 	}

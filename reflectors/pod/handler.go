@@ -445,7 +445,7 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 	h.mu.Unlock()
 	out := &corev1.Pod{}
 	if base != nil {
-		base.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+		out = base.pod()
 	} else {
 		out.ObjectMeta = metav1.ObjectMeta{Name: remotePod.Name, Namespace: localNs, Labels: withoutOriginLabels(remotePod.Labels), Annotations: remotePod.Annotations}
 	}
