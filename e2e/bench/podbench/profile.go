@@ -80,14 +80,19 @@ func saveHeapProfile(ctx context.Context, fetch fetcher, dir, name string, log i
 	if err != nil {
 		return fmt.Errorf("heap profile of %s: %w", name, err)
 	}
+	return writeProfile(dir, name+"-heap", heap, log)
+}
+
+// writeProfile writes a profile as <dir>/<name>.pprof and says where.
+func writeProfile(dir, name string, data []byte, log io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, name+"-heap.pprof")
-	if err := os.WriteFile(path, heap, 0o644); err != nil {
+	path := filepath.Join(dir, name+".pprof")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "bench: wrote %s (go tool pprof -sample_index=inuse_space -top %s)\n", path, path)
+	fmt.Fprintf(log, "bench: wrote %s (go tool pprof -top %s)\n", path, path)
 	return nil
 }
 
@@ -109,15 +114,10 @@ func (p *profiler) finish(ctx context.Context, dir, name string, log io.Writer) 
 	if p.err != nil {
 		return fmt.Errorf("CPU profile of %s: %w", p.name, p.err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	for kind, data := range map[string][]byte{"cpu": p.data, "heap": heap} {
-		path := filepath.Join(dir, name+"-"+kind+".pprof")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := writeProfile(dir, name+"-"+kind, data, log); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "bench: wrote %s (go tool pprof -top %s)\n", path, path)
 	}
 	return nil
 }
