@@ -198,6 +198,8 @@ type ReportedSegment struct {
 	Pods int      `json:"pods"`
 	P50  *float64 `json:"p50Ms"`
 	P99  *float64 `json:"p99Ms"`
+	// SlowP50 is the p50 over the slowest 1 % of the path's pods.
+	SlowP50 *float64 `json:"slowestP50Ms,omitempty"`
 }
 
 func ms(d time.Duration) *float64 {
@@ -228,7 +230,7 @@ func reported(s Sample) ReportedSample {
 	}
 	out.SlowWindows = SlowWindows(s, slowWindowWidth)
 	for _, seg := range s.Segments {
-		out.Segments = append(out.Segments, ReportedSegment{From: seg.From, To: seg.To, Pods: seg.Pods, P50: ms(seg.P50), P99: ms(seg.P99)})
+		out.Segments = append(out.Segments, ReportedSegment{From: seg.From, To: seg.To, Pods: seg.Pods, P50: ms(seg.P50), P99: ms(seg.P99), SlowP50: ms(seg.SlowP50)})
 	}
 	return out
 }

@@ -41,23 +41,32 @@ type Segment struct {
 	From, To string
 	Pods     int
 	P50, P99 time.Duration
+	// SlowP50 is the p50 over the slowest pods only (Segments' slow): which
+	// segment the tail's time goes to, where the p99 of every pod can
+	// mislead (a segment's slowest pods need not be the path's).
+	SlowP50 time.Duration
 }
 
 // Segments splits the way to Running into consecutive stages: where the
-// time of a path goes. A pod missing from a stage is left out of the two
-// segments around it only.
-func Segments(stages []Stage) []Segment {
+// time of a path goes, for every pod and for the pods named in slow. A pod
+// missing from a stage is left out of the two segments around it only.
+func Segments(stages []Stage, slow map[string]bool) []Segment {
 	var out []Segment
 	for i := 1; i < len(stages); i++ {
 		from, to := stages[i-1], stages[i]
-		var ds []time.Duration
+		var ds, slowDs []time.Duration
 		for name, t0 := range from.At {
 			if t1, ok := to.At[name]; ok {
 				ds = append(ds, t1.Sub(t0))
+				if slow[name] {
+					slowDs = append(slowDs, t1.Sub(t0))
+				}
 			}
 		}
 		slices.Sort(ds)
-		out = append(out, Segment{From: from.Name, To: to.Name, Pods: len(ds), P50: Percentile(ds, 0, 0.5), P99: Percentile(ds, 0, 0.99)})
+		slices.Sort(slowDs)
+		out = append(out, Segment{From: from.Name, To: to.Name, Pods: len(ds), P50: Percentile(ds, 0, 0.5), P99: Percentile(ds, 0, 0.99),
+			SlowP50: Percentile(slowDs, 0, 0.5)})
 	}
 	return out
 }
@@ -89,11 +98,11 @@ func scheduledTimes(ctx context.Context, c client.Client, ns string) (map[string
 func WriteSegmentTable(w io.Writer, results []Result) error {
 	fmt.Fprintln(w, "Where the time goes: create → Running by segment (scheduled = the Scheduled event's eventTime in that cluster)")
 	tw := newTable(w)
-	fmt.Fprintln(tw, "pods\tpath\tfrom\tto\tp50\tp99\tpods seen\t")
+	fmt.Fprintln(tw, "pods\tpath\tfrom\tto\tp50\tp99\tslowest 1 %: p50\tpods seen\t")
 	for _, r := range results {
 		for _, m := range r.Modes() {
 			for _, s := range r.Sample(m).Segments {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Pods, m, s.From, s.To, dur(s.P50), dur(s.P99), s.Pods)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Pods, m, s.From, s.To, dur(s.P50), dur(s.P99), dur(s.SlowP50), s.Pods)
 			}
 		}
 	}
@@ -133,5 +142,5 @@ func (b *Bench) segments(ctx context.Context, m Mode, s Sample) ([]Segment, erro
 		stages = append(stages, Stage{Name: "scheduled in " + h.cluster, At: at})
 	}
 	stages = append(stages, Stage{Name: "Running seen in " + hops[0].cluster, At: s.Running})
-	return Segments(stages), nil
+	return Segments(stages, slowestNames(s)), nil
 }

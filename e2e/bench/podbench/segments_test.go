@@ -50,17 +50,18 @@ func TestSegmentsAreTheTimeBetweenConsecutiveStagesPerPod(t *testing.T) {
 	// Pod c's creation was sent last but it was scheduled first: its own times count.
 	rome := at("scheduled in rome", t0, 5*ms, 25*ms, 21*ms)
 	running := at("Running seen in rome", t0, 105*ms, 325*ms, 121*ms)
-	got := Segments([]Stage{sent, rome, running})
+	// Pod b is the slowest: its 300 ms after scheduling are the tail's time.
+	got := Segments([]Stage{sent, rome, running}, map[string]bool{"b": true})
 	g.Expect(got).To(HaveLen(2))
-	g.Expect(got[0]).To(Equal(Segment{From: "create sent", To: "scheduled in rome", Pods: 3, P50: 5 * ms, P99: 15 * ms}))
-	g.Expect(got[1]).To(Equal(Segment{From: "scheduled in rome", To: "Running seen in rome", Pods: 3, P50: 100 * ms, P99: 300 * ms}))
+	g.Expect(got[0]).To(Equal(Segment{From: "create sent", To: "scheduled in rome", Pods: 3, P50: 5 * ms, P99: 15 * ms, SlowP50: 15 * ms}))
+	g.Expect(got[1]).To(Equal(Segment{From: "scheduled in rome", To: "Running seen in rome", Pods: 3, P50: 100 * ms, P99: 300 * ms, SlowP50: 300 * ms}))
 }
 
 func TestSegmentsLeaveOutAPodMissingFromAStage(t *testing.T) {
 	g := NewWithT(t)
 	t0 := time.Now()
 	genoa := at("scheduled in genoa", t0, time.Second)
-	got := Segments([]Stage{at("create sent", t0, 0, 0), genoa, at("Running seen in rome", t0, 3*time.Second, 4*time.Second)})
+	got := Segments([]Stage{at("create sent", t0, 0, 0), genoa, at("Running seen in rome", t0, 3*time.Second, 4*time.Second)}, nil)
 	g.Expect(got[0].Pods).To(Equal(1), "pod b has no Scheduled event in genoa")
 	g.Expect(got[1].Pods).To(Equal(1))
 	g.Expect(got[1].P50).To(Equal(2 * time.Second))
@@ -69,10 +70,10 @@ func TestSegmentsLeaveOutAPodMissingFromAStage(t *testing.T) {
 func TestSegmentTableNamesThePathAndTheStages(t *testing.T) {
 	g := NewWithT(t)
 	r := withTwoHops()
-	r.TwoHops.Sample.Segments = []Segment{{From: "scheduled in genoa", To: "scheduled in milan", Pods: 100, P50: 40 * time.Millisecond, P99: 90 * time.Millisecond}}
+	r.TwoHops.Sample.Segments = []Segment{{From: "scheduled in genoa", To: "scheduled in milan", Pods: 100, P50: 40 * time.Millisecond, P99: 90 * time.Millisecond, SlowP50: 70 * time.Millisecond}}
 	var b strings.Builder
 	g.Expect(WriteSegmentTable(&b, []Result{r})).To(Succeed())
-	g.Expect(b.String()).To(MatchRegexp(`100\s+two-hops\s+scheduled in genoa\s+scheduled in milan\s+40ms\s+90ms\s+100`))
+	g.Expect(b.String()).To(MatchRegexp(`100\s+two-hops\s+scheduled in genoa\s+scheduled in milan\s+40ms\s+90ms\s+70ms\s+100`))
 }
 
 func TestScheduledTimesTakeOnlyTheSchedulersOwnEvents(t *testing.T) {

@@ -28,43 +28,58 @@ import (
 type SlowWindow struct {
 	// FromMs is the window's start, from the batch's first create.
 	FromMs int64 `json:"fromMs"`
-	Pods   int   `json:"pods"`
+	// Start is the window's start on the wall clock, to find it in the
+	// lab's logs (etcd's slow applies, the API servers' traces).
+	Start time.Time `json:"start"`
+	Pods  int       `json:"pods"`
 	// MaxMs is the slowest of them, create → Running.
 	MaxMs int64 `json:"maxMs"`
 }
 
-// SlowWindows places the slowest 1 % of the pods seen Running (create →
-// Running; at least one) by when their create was sent, in windows of
-// width: whether the tail is bursts at a period (a resync pass, a garbage
-// collection) or spread over the batch. Issue 17's p99 at 10,000 pods sits
-// in a tail the table's percentiles cannot place in time. Windows are in
-// time order.
-func SlowWindows(s Sample, width time.Duration) []SlowWindow {
-	type pod struct {
-		sent    time.Time
-		latency time.Duration
-	}
-	var pods []pod
+// slowPod is one of a sample's slowest pods.
+type slowPod struct {
+	name    string
+	sent    time.Time
+	latency time.Duration
+}
+
+// slowestPods are the slowest 1 % of the pods seen Running (create →
+// Running; at least one), slowest first, and the batch's first create.
+func slowestPods(s Sample) ([]slowPod, time.Time) {
+	var pods []slowPod
 	var first time.Time
 	for name, sent := range s.Sent {
 		if first.IsZero() || sent.Before(first) {
 			first = sent
 		}
 		if running, ok := s.Running[name]; ok {
-			pods = append(pods, pod{sent, running.Sub(sent)})
+			pods = append(pods, slowPod{name, sent, running.Sub(sent)})
 		}
 	}
+	if len(pods) == 0 {
+		return nil, first
+	}
+	slices.SortFunc(pods, func(a, b slowPod) int { return int(b.latency - a.latency) })
+	return pods[:max(1, len(pods)/100)], first
+}
+
+// SlowWindows places the slowest 1 % of the pods by when their create was
+// sent, in windows of width: whether the tail is bursts at a period (a
+// resync pass, a garbage collection) or spread over the batch. Issue 17's
+// p99 at 10,000 pods sits in a tail the table's percentiles cannot place in
+// time. Windows are in time order.
+func SlowWindows(s Sample, width time.Duration) []SlowWindow {
+	pods, first := slowestPods(s)
 	if len(pods) == 0 || width <= 0 {
 		return nil
 	}
-	slices.SortFunc(pods, func(a, b pod) int { return int(b.latency - a.latency) })
 	byWindow := map[int64]*SlowWindow{}
-	for _, p := range pods[:max(1, len(pods)/100)] {
-		from := int64(p.sent.Sub(first)/width) * width.Milliseconds()
-		w := byWindow[from]
+	for _, p := range pods {
+		offset := p.sent.Sub(first) / width * width
+		w := byWindow[offset.Milliseconds()]
 		if w == nil {
-			w = &SlowWindow{FromMs: from}
-			byWindow[from] = w
+			w = &SlowWindow{FromMs: offset.Milliseconds(), Start: first.Add(offset).UTC()}
+			byWindow[offset.Milliseconds()] = w
 		}
 		w.Pods++
 		w.MaxMs = max(w.MaxMs, p.latency.Milliseconds())
@@ -74,6 +89,16 @@ func SlowWindows(s Sample, width time.Duration) []SlowWindow {
 		out = append(out, *w)
 	}
 	slices.SortFunc(out, func(a, b SlowWindow) int { return int(a.FromMs - b.FromMs) })
+	return out
+}
+
+// slowestNames are the names of the slowest 1 % (slowestPods).
+func slowestNames(s Sample) map[string]bool {
+	pods, _ := slowestPods(s)
+	out := make(map[string]bool, len(pods))
+	for _, p := range pods {
+		out[p.name] = true
+	}
 	return out
 }
 
@@ -91,7 +116,7 @@ func WriteSlowWindows(w io.Writer, results []Result) {
 			slices.SortStableFunc(windows, func(a, b SlowWindow) int { return b.Pods - a.Pods })
 			fmt.Fprintf(w, "  %d %s: %d windows of %d:", r.Pods, m, len(windows), int(r.Sample(m).Wall/slowWindowWidth)+1)
 			for _, win := range windows[:min(len(windows), 12)] {
-				fmt.Fprintf(w, " %ds %d pods (max %s);", win.FromMs/1000, win.Pods, time.Duration(win.MaxMs)*time.Millisecond)
+				fmt.Fprintf(w, " %ds (%s) %d pods (max %s);", win.FromMs/1000, win.Start.Format(time.TimeOnly), win.Pods, time.Duration(win.MaxMs)*time.Millisecond)
 			}
 			fmt.Fprintln(w)
 		}

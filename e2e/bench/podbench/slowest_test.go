@@ -40,5 +40,6 @@ func TestSlowWindowsPlaceTheTailInTime(t *testing.T) {
 		s.Sent[name], s.Running[name] = sent, sent.Add(latency)
 		s.Latencies = append(s.Latencies, latency)
 	}
-	g.Expect(SlowWindows(s, 10*time.Second)).To(Equal([]SlowWindow{{FromMs: 10000, Pods: 2, MaxMs: 900}}))
+	g.Expect(SlowWindows(s, 10*time.Second)).To(Equal([]SlowWindow{{FromMs: 10000, Start: start.Add(10 * time.Second), Pods: 2, MaxMs: 900}}))
+	g.Expect(slowestNames(s)).To(Equal(map[string]bool{"p-105": true, "p-107": true}))
 }
