@@ -180,7 +180,9 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 		return Sample{}, nil, Traffic{}, err
 	}
 	c := b.creator(p.cs, b.creationTime(n)+10*time.Minute)
+	load := sampleLoad(ctx, loadSecond, b.clusters()...)
 	s, err := c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, n))
+	s.Load = load.finish()
 	if err != nil {
 		return s, nil, Traffic{}, err
 	}

@@ -189,6 +189,10 @@ type ReportedSample struct {
 	Segments []ReportedSegment `json:"segments,omitempty"`
 	// SlowWindows place the slowest 1 % in the batch's time (SlowWindows).
 	SlowWindows []SlowWindow `json:"slowWindows,omitempty"`
+	// Load is the machine's and the lab's CPU, second by second (LoadSample),
+	// and SaturatedSeconds how many of them the machine was saturated.
+	Load             []LoadSample `json:"load,omitempty"`
+	SaturatedSeconds int          `json:"saturatedSeconds"`
 }
 
 // ReportedSegment is one segment of the way to Running, in milliseconds.
@@ -229,6 +233,7 @@ func reported(s Sample) ReportedSample {
 		out.LatenciesMs = append(out.LatenciesMs, l.Milliseconds())
 	}
 	out.SlowWindows = SlowWindows(s, slowWindowWidth)
+	out.Load, out.SaturatedSeconds = s.Load, batchLoad(s).Saturated
 	for _, seg := range s.Segments {
 		out.Segments = append(out.Segments, ReportedSegment{From: seg.From, To: seg.To, Pods: seg.Pods, P50: ms(seg.P50), P99: ms(seg.P99), SlowP50: ms(seg.SlowP50)})
 	}

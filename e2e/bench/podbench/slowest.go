@@ -34,6 +34,10 @@ type SlowWindow struct {
 	Pods  int       `json:"pods"`
 	// MaxMs is the slowest of them, create → Running.
 	MaxMs int64 `json:"maxMs"`
+	// MachineBusy and LabCores are their means over the window (Sample.Load):
+	// whether the tail is the machine saturated or a stall of one process.
+	MachineBusy float64 `json:"machineBusy"`
+	LabCores    float64 `json:"labCores"`
 }
 
 // slowPod is one of a sample's slowest pods.
@@ -86,10 +90,20 @@ func SlowWindows(s Sample, width time.Duration) []SlowWindow {
 	}
 	out := make([]SlowWindow, 0, len(byWindow))
 	for _, w := range byWindow {
+		load := SummarizeLoad(s.Load, w.Start, w.Start.Add(width))
+		w.MachineBusy, w.LabCores = load.MachineBusy, load.LabCores
 		out = append(out, *w)
 	}
 	slices.SortFunc(out, func(a, b SlowWindow) int { return int(a.FromMs - b.FromMs) })
 	return out
+}
+
+// batchLoad summarizes the load over the whole sample.
+func batchLoad(s Sample) LoadSummary {
+	if len(s.Load) == 0 {
+		return LoadSummary{}
+	}
+	return SummarizeLoad(s.Load, s.Load[0].At, s.Load[len(s.Load)-1].At.Add(time.Nanosecond))
 }
 
 // slowestNames are the names of the slowest 1 % (slowestPods).
@@ -114,11 +128,17 @@ func WriteSlowWindows(w io.Writer, results []Result) {
 		for _, m := range r.Modes() {
 			windows := SlowWindows(r.Sample(m), slowWindowWidth)
 			slices.SortStableFunc(windows, func(a, b SlowWindow) int { return b.Pods - a.Pods })
-			fmt.Fprintf(w, "  %d %s: %d windows of %d:", r.Pods, m, len(windows), int(r.Sample(m).Wall/slowWindowWidth)+1)
+			s := r.Sample(m)
+			fmt.Fprintf(w, "  %d %s: %d windows of %d:", r.Pods, m, len(windows), int(s.Wall/slowWindowWidth)+1)
 			for _, win := range windows[:min(len(windows), 12)] {
-				fmt.Fprintf(w, " %ds (%s) %d pods (max %s);", win.FromMs/1000, win.Start.Format(time.TimeOnly), win.Pods, time.Duration(win.MaxMs)*time.Millisecond)
+				fmt.Fprintf(w, " %ds (%s, machine %.0f %% busy) %d pods (max %s);", win.FromMs/1000, win.Start.Format(time.TimeOnly),
+					100*win.MachineBusy, win.Pods, time.Duration(win.MaxMs)*time.Millisecond)
 			}
 			fmt.Fprintln(w)
+			if load := batchLoad(s); load.Seconds > 0 {
+				fmt.Fprintf(w, "    the whole batch: machine %.0f %% busy, saturated (≥ %.0f %%) %d of %d s; lab %.2f cores\n",
+					100*load.MachineBusy, 100*busyThreshold, load.Saturated, load.Seconds, load.LabCores)
+			}
 		}
 	}
 }

@@ -40,6 +40,9 @@ type Sample struct {
 	Sent, Running map[string]time.Time
 	// Segments split create → Running at each cluster's scheduling.
 	Segments []Segment
+	// Load is the machine's and the lab's CPU, second by second, from the
+	// first create to the last pod seen Running.
+	Load []LoadSample
 }
 
 // Summary is the table row of one Sample.
