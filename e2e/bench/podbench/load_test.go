@@ -18,6 +18,7 @@ package podbench
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,24 @@ func TestSlowWindowsCarryTheirLoad(t *testing.T) {
 	g.Expect(got).To(HaveLen(1), "one pod of two is the slowest 1 %")
 	g.Expect(got[0].Start).To(Equal(start.Add(10 * time.Second)))
 	g.Expect(got[0].MachineBusy).To(Equal(1.0))
+}
+
+// The printed windows say how busy the machine was in each, and the batch
+// how many seconds it was saturated; a sample without load says nothing of it.
+func TestWriteSlowWindowsPrintsTheLoad(t *testing.T) {
+	g := NewWithT(t)
+	start := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	s := Sample{Sent: map[string]time.Time{"a": start}, Running: map[string]time.Time{"a": start.Add(2 * time.Second)}, Wall: 2 * time.Second}
+	for i, busy := range []float64{0.97, 0.99, 0.5} {
+		s.Load = append(s.Load, LoadSample{At: start.Add(time.Duration(i) * time.Second), MachineBusy: busy, LabCores: 1.5})
+	}
+	r := Result{Pods: 1, Offloaded: s, Vanilla: Sample{Sent: s.Sent, Running: s.Running, Wall: s.Wall}}
+	var b strings.Builder
+	WriteSlowWindows(&b, []Result{r})
+	g.Expect(b.String()).To(ContainSubstring("1 offloaded: 1 windows of 1: 0s (08:00:00, machine 82 % busy) 1 pods (max 2s);"))
+	g.Expect(b.String()).To(ContainSubstring("the whole batch: machine 82 % busy, saturated (≥ 95 %) 2 of 3 s; lab 1.50 cores"))
+	g.Expect(b.String()).To(ContainSubstring("1 vanilla: 1 windows of 1: 0s (08:00:00) 1 pods (max 2s);"))
+	g.Expect(strings.Count(b.String(), "the whole batch")).To(Equal(1))
 }
 
 // The sampler reads this machine: every sample is a share of it, and with

@@ -126,13 +126,17 @@ func WriteSlowWindows(w io.Writer, results []Result) {
 	fmt.Fprintf(w, "The slowest 1 %% (create → Running) by when their create was sent, in %s windows, the fullest first\n", slowWindowWidth)
 	for _, r := range results {
 		for _, m := range r.Modes() {
-			windows := SlowWindows(r.Sample(m), slowWindowWidth)
-			slices.SortStableFunc(windows, func(a, b SlowWindow) int { return b.Pods - a.Pods })
 			s := r.Sample(m)
+			windows := SlowWindows(s, slowWindowWidth)
+			slices.SortStableFunc(windows, func(a, b SlowWindow) int { return b.Pods - a.Pods })
 			fmt.Fprintf(w, "  %d %s: %d windows of %d:", r.Pods, m, len(windows), int(s.Wall/slowWindowWidth)+1)
 			for _, win := range windows[:min(len(windows), 12)] {
-				fmt.Fprintf(w, " %ds (%s, machine %.0f %% busy) %d pods (max %s);", win.FromMs/1000, win.Start.Format(time.TimeOnly),
-					100*win.MachineBusy, win.Pods, time.Duration(win.MaxMs)*time.Millisecond)
+				busy := ""
+				if len(s.Load) > 0 {
+					busy = fmt.Sprintf(", machine %.0f %% busy", 100*win.MachineBusy)
+				}
+				fmt.Fprintf(w, " %ds (%s%s) %d pods (max %s);", win.FromMs/1000, win.Start.Format(time.TimeOnly), busy,
+					win.Pods, time.Duration(win.MaxMs)*time.Millisecond)
 			}
 			fmt.Fprintln(w)
 			if load := batchLoad(s); load.Seconds > 0 {
