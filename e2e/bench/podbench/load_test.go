@@ -110,6 +110,27 @@ func TestWriteSlowWindowsPrintsTheLoad(t *testing.T) {
 	g.Expect(strings.Count(b.String(), "the whole batch")).To(Equal(1))
 }
 
+// With load sampled, the plot doubles in height and draws one busy curve
+// per sampled path under the CDFs; without, it stays one row.
+func TestPlotAddsALoadRowWhenTheLoadWasSampled(t *testing.T) {
+	g := NewWithT(t)
+	start := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	r := Result{Pods: 3}
+	r.Vanilla.Latencies = []time.Duration{time.Second}
+	r.Offloaded.Latencies = []time.Duration{2 * time.Second}
+	g.Expect(PlotCDF([]Result{r})).NotTo(ContainSubstring("the machine's CPU busy"))
+	g.Expect(PlotCDF([]Result{r})).To(ContainSubstring(`height="320"`))
+	for i, busy := range []float64{0.5, 0.97, 0.99} {
+		r.Offloaded.Load = append(r.Offloaded.Load, LoadSample{At: start.Add(time.Duration(i) * time.Second), MachineBusy: busy})
+	}
+	svg := PlotCDF([]Result{r})
+	g.Expect(svg).To(ContainSubstring(`height="640"`))
+	g.Expect(svg).To(ContainSubstring("3 pods: the machine's CPU busy, second by second"))
+	g.Expect(svg).To(ContainSubstring("offloaded  82 % busy, saturated 2 of 3 s"))
+	g.Expect(svg).NotTo(ContainSubstring("vanilla  0 % busy"), "a path without samples draws no curve")
+	g.Expect(strings.Count(svg, "<polyline")).To(Equal(3), "two CDFs and one busy curve")
+}
+
 // The sampler reads this machine: every sample is a share of it, and with
 // no cluster the lab used nothing.
 func TestSampleLoadReadsThisMachine(t *testing.T) {

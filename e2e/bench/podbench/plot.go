@@ -38,19 +38,83 @@ var colour = map[Mode]string{Vanilla: "#1f77b4", Offloaded: "#ff7f0e", TwoHops: 
 
 // PlotCDF draws one panel per batch size: the fraction of pods Running against
 // time since their create, every path on the same axes, with their
-// p99 marked. Unfinished pods keep a curve below 1.
+// p99 marked. Unfinished pods keep a curve below 1. When the batches' load
+// was sampled, a second row shows, per batch, how busy the machine was
+// through each path's batch (loadPanel).
 func PlotCDF(results []Result) string {
 	var b strings.Builder
 	w := panelW * max(len(results), 1)
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, panelH, w, panelH)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, panelH)
+	h := panelH
+	if sampledLoad(results) {
+		h = 2 * panelH
+	}
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
 	for i, r := range results {
 		fmt.Fprintf(&b, `<g transform="translate(%d,0)">`+"\n", i*panelW)
 		panel(&b, r)
 		b.WriteString("</g>\n")
+		if h > panelH {
+			fmt.Fprintf(&b, `<g transform="translate(%d,%d)">`+"\n", i*panelW, panelH)
+			loadPanel(&b, r)
+			b.WriteString("</g>\n")
+		}
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+func sampledLoad(results []Result) bool {
+	for _, r := range results {
+		for _, m := range r.Modes() {
+			if len(r.Sample(m).Load) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loadPanel draws the machine's busy share against seconds since each
+// path's first sample, every path on the same axes, with the saturation
+// threshold (busyThreshold) dashed: a tail the CDF shows is a saturated
+// machine when its path's curve sits on that line.
+func loadPanel(b *strings.Builder, r Result) {
+	var longest time.Duration
+	for _, m := range r.Modes() {
+		if l := r.Sample(m).Load; len(l) > 0 {
+			longest = max(longest, l[len(l)-1].At.Sub(l[0].At))
+		}
+	}
+	xMax := niceCeil(seconds(longest))
+	plotW, plotH := float64(panelW-marginL-marginR), float64(panelH-marginT-marginB)
+	x := func(s float64) float64 { return marginL + s/xMax*plotW }
+	y := func(f float64) float64 { return marginT + (1-f)*plotH }
+	fmt.Fprintf(b, `<text x="%d" y="20" font-weight="bold">%d pods: the machine's CPU busy, second by second</text>`+"\n", marginL, r.Pods)
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`+"\n", marginL, marginT, plotW, plotH)
+	for i := 0; i <= 4; i++ {
+		s, f := xMax*float64(i)/4, float64(i)/4
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s), y(0)+16, trimFloat(s))
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x(0)-6, y(f)+4, trimFloat(f))
+	}
+	fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#d62728" stroke-dasharray="4 3"/>`+"\n", x(0), y(busyThreshold), x(xMax), y(busyThreshold))
+	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">seconds since the first create</text>`+"\n", x(xMax/2), y(0)+32)
+	modes := r.Modes()
+	for j, m := range modes {
+		s := r.Sample(m)
+		if len(s.Load) == 0 {
+			continue
+		}
+		pts := make([]string, 0, len(s.Load))
+		for _, l := range s.Load {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(seconds(l.At.Sub(s.Load[0].At))), y(l.MachineBusy)))
+		}
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`+"\n", colour[m], strings.Join(pts, " "))
+		load := batchLoad(s)
+		ly := panelH - 12 - 14*(len(modes)-1-j)
+		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s  %.0f %% busy, saturated %d of %d s</text>`+"\n",
+			marginL, ly-4, marginL+20, ly-4, colour[m], marginL+26, ly, m, 100*load.MachineBusy, load.Saturated, load.Seconds)
+	}
 }
 
 func panel(b *strings.Builder, r Result) {
