@@ -52,7 +52,7 @@ func PlotCDF(results []Result) string {
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
 	for i, r := range results {
 		fmt.Fprintf(&b, `<g transform="translate(%d,0)">`+"\n", i*panelW)
-		panel(&b, r)
+		cdfPanel(&b, r)
 		b.WriteString("</g>\n")
 		if h > panelH {
 			fmt.Fprintf(&b, `<g transform="translate(%d,%d)">`+"\n", i*panelW, panelH)
@@ -87,18 +87,8 @@ func loadPanel(b *strings.Builder, r Result) {
 		}
 	}
 	xMax := niceCeil(seconds(longest))
-	plotW, plotH := float64(panelW-marginL-marginR), float64(panelH-marginT-marginB)
-	x := func(s float64) float64 { return marginL + s/xMax*plotW }
-	y := func(f float64) float64 { return marginT + (1-f)*plotH }
-	fmt.Fprintf(b, `<text x="%d" y="20" font-weight="bold">%d pods: the machine's CPU busy, second by second</text>`+"\n", marginL, r.Pods)
-	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`+"\n", marginL, marginT, plotW, plotH)
-	for i := 0; i <= 4; i++ {
-		s, f := xMax*float64(i)/4, float64(i)/4
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s), y(0)+16, trimFloat(s))
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x(0)-6, y(f)+4, trimFloat(f))
-	}
+	x, y := axes(b, fmt.Sprintf("%d pods: the machine's CPU busy, second by second", r.Pods), "seconds since the first create", xMax)
 	fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#d62728" stroke-dasharray="4 3"/>`+"\n", x(0), y(busyThreshold), x(xMax), y(busyThreshold))
-	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">seconds since the first create</text>`+"\n", x(xMax/2), y(0)+32)
 	modes := r.Modes()
 	for j, m := range modes {
 		s := r.Sample(m)
@@ -111,30 +101,17 @@ func loadPanel(b *strings.Builder, r Result) {
 		}
 		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`+"\n", colour[m], strings.Join(pts, " "))
 		load := batchLoad(s)
-		ly := panelH - 12 - 14*(len(modes)-1-j)
-		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s  %.0f %% busy, saturated %d of %d s</text>`+"\n",
-			marginL, ly-4, marginL+20, ly-4, colour[m], marginL+26, ly, m, 100*load.MachineBusy, load.Saturated, load.Seconds)
+		legend(b, len(modes)-1-j, colour[m], fmt.Sprintf("%s  %.0f %% busy, saturated %d of %d s", m, 100*load.MachineBusy, load.Saturated, load.Seconds))
 	}
 }
 
-func panel(b *strings.Builder, r Result) {
+// cdfPanel draws one batch's latency curves, every path on the same axes.
+func cdfPanel(b *strings.Builder, r Result) {
 	var slowest time.Duration
 	for _, m := range r.Modes() {
 		slowest = max(slowest, slices.Max(append(slices.Clone(r.Sample(m).Latencies), 0)))
 	}
-	xMax := niceCeil(seconds(slowest))
-	plotW, plotH := float64(panelW-marginL-marginR), float64(panelH-marginT-marginB)
-	x := func(s float64) float64 { return marginL + s/xMax*plotW }
-	y := func(f float64) float64 { return marginT + (1-f)*plotH }
-	fmt.Fprintf(b, `<text x="%d" y="20" font-weight="bold">%d pods: create → Running, as seen by the creator</text>`+"\n", marginL, r.Pods)
-	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`+"\n", marginL, marginT, plotW, plotH)
-	for i := 0; i <= 4; i++ {
-		s, f := xMax*float64(i)/4, float64(i)/4
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s), y(0)+16, trimFloat(s))
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x(0)-6, y(f)+4, trimFloat(f))
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/>`+"\n", x(0), y(f), x(xMax), y(f))
-	}
-	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">seconds</text>`+"\n", x(xMax/2), y(0)+32)
+	x, y := axes(b, fmt.Sprintf("%d pods: create → Running, as seen by the creator", r.Pods), "seconds", niceCeil(seconds(slowest)))
 	modes := r.Modes()
 	for j, m := range modes {
 		s := r.Sample(m)
@@ -144,10 +121,34 @@ func panel(b *strings.Builder, r Result) {
 		if sum.P99 != Unknown {
 			fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="4 3"/>`+"\n", x(seconds(sum.P99)), y(0), x(seconds(sum.P99)), y(0.99), colour[m])
 		}
-		ly := panelH - 12 - 14*(len(modes)-1-j)
-		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s</text>`+"\n",
-			marginL, ly-4, marginL+20, ly-4, colour[m], marginL+26, ly, label)
+		legend(b, len(modes)-1-j, colour[m], label)
 	}
+}
+
+// axes draws a panel's title, frame, ticks and grid for x from 0 to xMax
+// seconds and y from 0 to 1, and returns the maps from those to the panel.
+func axes(b *strings.Builder, title, xLabel string, xMax float64) (x, y func(float64) float64) {
+	plotW, plotH := float64(panelW-marginL-marginR), float64(panelH-marginT-marginB)
+	x = func(s float64) float64 { return marginL + s/xMax*plotW }
+	y = func(f float64) float64 { return marginT + (1-f)*plotH }
+	fmt.Fprintf(b, `<text x="%d" y="20" font-weight="bold">%s</text>`+"\n", marginL, title)
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`+"\n", marginL, marginT, plotW, plotH)
+	for i := 0; i <= 4; i++ {
+		s, f := xMax*float64(i)/4, float64(i)/4
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s), y(0)+16, trimFloat(s))
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x(0)-6, y(f)+4, trimFloat(f))
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/>`+"\n", x(0), y(f), x(xMax), y(f))
+	}
+	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(xMax/2), y(0)+32, xLabel)
+	return x, y
+}
+
+// legend writes a series' colour and label on line row, counted up from
+// the panel's bottom.
+func legend(b *strings.Builder, row int, colour, label string) {
+	ly := panelH - 12 - 14*row
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s</text>`+"\n",
+		marginL, ly-4, marginL+20, ly-4, colour, marginL+26, ly, label)
 }
 
 // cdfPoints is the step curve of a sample: after the k-th fastest pod, k/n are Running.
