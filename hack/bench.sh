@@ -37,7 +37,7 @@ export SPILLWAY_KUBEBIN="$(hack/kubebin.sh)" SPILLWAY_KWOK="$(hack/tools.sh kwok
 mkdir -p bench/results
 echo "bench: network throughput (SPILLWAY_BENCH_SECONDS=${SPILLWAY_BENCH_SECONDS:-3} per path)"
 go test -count=1 -tags bench -run TestThroughput -v ./e2e/suites/network/ | tee bench/results/network-throughput.txt
-echo "bench: pod offloading vs vanilla, one hop and two (SPILLWAY_BENCH_PODS=\"${SPILLWAY_BENCH_PODS:-100 1000}\", SPILLWAY_BENCH_TWO_HOPS=${SPILLWAY_BENCH_TWO_HOPS:-1})"
+echo "bench: pod offloading vs vanilla, one hop and two (SPILLWAY_BENCH_PODS=\"${SPILLWAY_BENCH_PODS:-100 1000}\", SPILLWAY_BENCH_TWO_HOPS=${SPILLWAY_BENCH_TWO_HOPS:-1}, SPILLWAY_BENCH_LOCAL=${SPILLWAY_BENCH_LOCAL:-1})"
 go run ./e2e/bench/cmd/spillway-podbench
 echo "bench: reflection latency vs a local watch (SPILLWAY_BENCH_OBJECTS=${SPILLWAY_BENCH_OBJECTS:-1000} ConfigMaps, then EndpointSlices)"
 go run ./e2e/bench/cmd/spillway-reflectbench

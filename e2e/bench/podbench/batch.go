@@ -51,6 +51,8 @@ func (b *Bench) path(m Mode) path {
 		return path{mode: m, cs: b.romeCS, ns: OffloadedNamespace}
 	case TwoHops:
 		return path{mode: m, cs: b.romeCS, ns: TwoHopsNamespace}
+	case Local:
+		return path{mode: m, cs: b.romeCS, ns: LocalNamespace}
 	}
 	return path{mode: m, cs: b.milanCS, ns: VanillaNamespace}
 }
@@ -59,15 +61,22 @@ func (b *Bench) creator(cs kubernetes.Interface, timeout time.Duration) Creator 
 	return Creator{Client: cs, QPS: b.Config.CreatorQPS, Workers: b.Config.CreatorWorkers, Timeout: timeout}
 }
 
-// RunBatch measures n pods vanilla, then n pods offloaded through a freshly
-// restarted virtual kubelet (so its peak RSS is this batch's), then, with the
-// broker, n pods through two hops the same way, cleaning up after each.
+// RunBatch measures n pods vanilla, then with the local reference n pods in
+// rome on its own nodes, then n pods offloaded through a freshly restarted
+// virtual kubelet (so its peak RSS is this batch's), then, with the broker,
+// n pods through two hops the same way, cleaning up after each.
 func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	r := Result{Pods: n}
-	var err error
 	fmt.Fprintf(b.log, "bench: %d pods, vanilla\n", n)
-	if r.Vanilla, r.VanillaCPU, r.VanillaTraffic, err = b.measure(ctx, b.path(Vanilla), n, nil); err != nil {
+	m, err := b.measure(ctx, b.path(Vanilla), n, nil)
+	r.Vanilla, r.VanillaCPU, r.VanillaTraffic, r.VanillaCreation = m.Sample, m.CPU, m.Traffic, m.Creation
+	if err != nil {
 		return r, err
+	}
+	if b.Config.Local {
+		if r.Local, err = b.runLocal(ctx, n); err != nil {
+			return r, err
+		}
 	}
 	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet, and milan's, both with profiles)\n", n)
 	pprofAddr := framework.PprofAddress(b.Rome)
@@ -80,7 +89,7 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		return r, err
 	}
 	var profiles []*profiler
-	r.Offloaded, r.OffloadedCPU, r.OffloadedTraffic, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
+	m, err = b.measure(ctx, b.path(Offloaded), n, func(before bool) error {
 		if before {
 			// The CPU profiles cover the creation, where the queueing is.
 			for _, c := range []*lab.Cluster{b.Rome, b.Milan} {
@@ -93,16 +102,9 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 				}
 			}
 		}
-		if err := b.readKubeletMemory(before, &r.KubeletBefore, &r.KubeletAfter); err != nil {
-			return err
-		}
-		// After the RSS: the collection it forces may lower the current RSS.
-		at := &r.KubeletLiveHeap.Running
-		if before {
-			at = &r.KubeletLiveHeap.Idle
-		}
-		return readLiveHeap(ctx, pprofAddr, at)
+		return b.readManagerMemory(ctx, pprofAddr, before, &r.KubeletBefore, &r.KubeletAfter, &r.KubeletLiveHeap)
 	})
+	r.Offloaded, r.OffloadedCPU, r.OffloadedTraffic, r.OffloadedCreation = m.Sample, m.CPU, m.Traffic, m.Creation
 	if err != nil {
 		return r, err
 	}
@@ -121,9 +123,10 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		return r, err
 	}
 	two := &TwoHopsResult{}
-	two.Sample, two.CPU, two.Traffic, err = b.measure(ctx, b.path(TwoHops), n, func(before bool) error {
+	m, err = b.measure(ctx, b.path(TwoHops), n, func(before bool) error {
 		return b.readKubeletMemory(before, &two.KubeletBefore, &two.KubeletAfter)
 	})
+	two.Sample, two.CPU, two.Traffic = m.Sample, m.CPU, m.Traffic
 	r.TwoHops = two
 	return r, err
 }
@@ -154,62 +157,80 @@ func (b *Bench) readKubeletMemory(isBefore bool, before, after *framework.Memory
 	return err
 }
 
-// measure warms the path up, runs n pods through it and deletes them. It
-// returns what the creator saw and the CPU every lab process used meanwhile.
+// measured is what one path's batch measured: what the creator saw, the CPU
+// every lab process used from the first create to the last pod Running,
+// and the API requests over the same span (Creation) and until the last pod
+// was gone (Traffic: a pod's cost is its whole life).
+type measured struct {
+	Sample            Sample
+	CPU               CPU
+	Traffic, Creation Traffic
+}
+
+// measure warms the path up, runs n pods through it and deletes them.
 // probe, if set, is called just before the measured pods and once they run.
-func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bool) error) (Sample, CPU, Traffic, error) {
+func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bool) error) (measured, error) {
+	var m measured
 	if err := b.warmUp(ctx, p, n); err != nil {
-		return Sample{}, nil, Traffic{}, err
+		return m, err
 	}
 	if probe != nil {
 		if err := probe(true); err != nil {
-			return Sample{}, nil, Traffic{}, err
+			return m, err
 		}
 	}
 	trafficBefore, err := readTraffic(ctx, b.clusters()...)
 	if err != nil {
-		return Sample{}, nil, Traffic{}, err
+		return m, err
 	}
 	cpuBefore, err := ReadCPU(b.clusters()...)
 	if err != nil {
-		return Sample{}, nil, Traffic{}, err
+		return m, err
 	}
 	run := fmt.Sprintf("%s-%d", p.mode, n)
 	apiServers, err := b.startAPIServerProfiles(ctx, n)
 	if err != nil {
-		return Sample{}, nil, Traffic{}, err
+		return m, err
 	}
 	c := b.creator(p.cs, b.creationTime(n)+10*time.Minute)
 	load := sampleLoad(ctx, loadSecond, b.clusters()...)
-	s, err := c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, n))
-	s.Load = load.finish()
+	m.Sample, err = c.Run(ctx, p.ns, map[string]string{RunLabel: run}, Pods(p.mode, run, n))
+	m.Sample.Load = load.finish()
 	if err != nil {
-		return s, nil, Traffic{}, err
+		return m, err
 	}
 	cpuAfter, err := ReadCPU(b.clusters()...)
 	if err != nil {
-		return s, nil, Traffic{}, err
+		return m, err
 	}
+	m.CPU = cpuAfter.Since(cpuBefore)
+	trafficRunning, err := readTraffic(ctx, b.clusters()...)
+	if err != nil {
+		return m, err
+	}
+	m.Creation = trafficRunning.since(trafficBefore)
 	for _, prof := range apiServers {
 		if err := prof.finish(ctx, filepath.Join(b.resultsDir, "pprof"), prof.name+"-"+run, b.log); err != nil {
-			return s, nil, Traffic{}, err
+			return m, err
 		}
 	}
 	if probe != nil {
 		if err := probe(false); err != nil {
-			return s, nil, Traffic{}, err
+			return m, err
 		}
 	}
-	if s.Segments, err = b.segments(ctx, p.mode, s); err != nil {
-		return s, nil, Traffic{}, err
+	if p.mode != Local {
+		if m.Sample.Segments, err = b.segments(ctx, p.mode, m.Sample); err != nil {
+			return m, err
+		}
 	}
-	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(s.Latencies), s.Unfinished, s.Wall.Round(time.Millisecond))
+	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(m.Sample.Latencies), m.Sample.Unfinished, m.Sample.Wall.Round(time.Millisecond))
 	if err := b.cleanup(ctx, p, run, n); err != nil {
-		return s, nil, Traffic{}, err
+		return m, err
 	}
-	// Requests are counted to the end of the deletion: a pod's cost is its whole life.
 	trafficAfter, err := readTraffic(ctx, b.clusters()...)
-	return s, cpuAfter.Since(cpuBefore), trafficAfter.since(trafficBefore), err
+	m.Traffic = trafficAfter.since(trafficBefore)
+	return m, err
 }
 
 // creationTime is how long the creator takes to send n creates.

@@ -35,11 +35,13 @@ import (
 // PortBase is the benchmark lab's loopback port block.
 const PortBase = 18500
 
-// Namespaces of the two paths: the consumer's offloaded namespace, and the
-// provider's namespace for pods created there directly.
+// Namespaces of the paths: the consumer's offloaded namespace, the
+// provider's namespace for pods created there directly, and the consumer's
+// namespace for pods that stay on its own nodes (Local).
 const (
 	OffloadedNamespace = "bench-offloaded"
 	VanillaNamespace   = "bench-vanilla"
+	LocalNamespace     = "bench-local"
 )
 
 // Bench is a peered lab, rome consuming milan, and with two hops also the
@@ -155,8 +157,9 @@ func creatorClient(c *lab.Cluster) (kubernetes.Interface, error) {
 }
 
 // namespaces offloads rome's one-hop namespace to milan only (its selector
-// leaves genoa out), creates milan's vanilla one and, with two hops, rome's
-// namespace offloaded to genoa only.
+// leaves genoa out), creates milan's vanilla one, rome's local one (not
+// offloaded) when the local reference is measured and, with two hops,
+// rome's namespace offloaded to genoa only.
 func (b *Bench) namespaces(ctx context.Context) error {
 	var err error
 	if b.twin, err = b.offload(ctx, OffloadedNamespace, b.milanID.ClusterID); err != nil {
@@ -164,6 +167,11 @@ func (b *Bench) namespaces(ctx context.Context) error {
 	}
 	if err := b.milanC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: VanillaNamespace}}); err != nil {
 		return err
+	}
+	if b.Config.Local {
+		if err := b.romeC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: LocalNamespace}}); err != nil {
+			return err
+		}
 	}
 	if b.Genoa == nil {
 		return nil

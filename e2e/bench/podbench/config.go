@@ -32,6 +32,7 @@ const (
 	EnvLabQPS  = "SPILLWAY_BENCH_LAB_QPS"
 	EnvWorkers = "SPILLWAY_BENCH_WORKERS"
 	EnvTwoHops = "SPILLWAY_BENCH_TWO_HOPS"
+	EnvLocal   = "SPILLWAY_BENCH_LOCAL"
 )
 
 // Config is one benchmark run's settings.
@@ -48,12 +49,17 @@ type Config struct {
 	// TwoHops adds a broker (genoa) to the lab and a third path, rome →
 	// genoa → milan, measured after the other two in every batch.
 	TwoHops bool
+	// Local adds, in every batch after vanilla, the reference for target 3:
+	// the same pods created in rome and run on its own nodes, to read what
+	// rome's manager holds for pods that are not offloaded. The peering's
+	// share of its memory is the offloaded batch's less this.
+	Local bool
 }
 
 // DefaultConfig is 100 and 1 000 pods created at 50 per second, on a lab whose
 // components run at the lab's default QPS, through all three paths: issue 16
 // asks for two hops against one and vanilla in the same run.
-var DefaultConfig = Config{Counts: []int{100, 1000}, CreatorQPS: 50, CreatorWorkers: 8, LabQPS: lab.DefaultClientQPS, TwoHops: true}
+var DefaultConfig = Config{Counts: []int{100, 1000}, CreatorQPS: 50, CreatorWorkers: 8, LabQPS: lab.DefaultClientQPS, TwoHops: true, Local: true}
 
 // ConfigFromEnv overrides DefaultConfig with the environment, read by getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -94,6 +100,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.TwoHops = on
 	}
+	if v := getenv(EnvLocal); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("%s=%q: want 1 (measure rome's manager with pods of its own, the reference for the peering's memory, the default) or 0 (leave it out)", EnvLocal, v)
+		}
+		c.Local = on
+	}
 	return c, nil
 }
 
@@ -130,10 +143,22 @@ func ProviderSpec(name string, counts []int) string {
 // uses (its twin namespaces offload every pod onward to its virtual node).
 const BrokerSpec = "genoa:nodes=1"
 
+// ConsumerSpec is rome's lab spec: the lab's default nodes, with room for
+// the largest batch when the local reference runs its pods there. Only the
+// pod capacity changes, not the nodes kwok keeps alive, so the lab's idle
+// CPU, counted on every path, stays what it was.
+func ConsumerSpec(cfg Config) string {
+	if !cfg.Local {
+		return "rome"
+	}
+	podsPerNode := max((slices.Max(cfg.Counts)*11/10+lab.DefaultNodes-1)/lab.DefaultNodes, 110)
+	return fmt.Sprintf("rome:pods=%d", podsPerNode)
+}
+
 // LabSpec lists the lab's clusters: rome and milan, then genoa when two hops
 // are measured, last so that rome's and milan's ports stay where they were.
 func LabSpec(cfg Config) string {
-	spec := "rome " + ProviderSpec("milan", cfg.Counts)
+	spec := ConsumerSpec(cfg) + " " + ProviderSpec("milan", cfg.Counts)
 	if cfg.TwoHops {
 		spec += " " + BrokerSpec
 	}

@@ -91,3 +91,34 @@ func TestProviderHoldsTwoAndAHalfTimesTheLargestBatch(t *testing.T) {
 		g.Expect(perNode.Value()).To(BeNumerically(">=", 110))
 	}
 }
+
+func TestTheLocalReferenceIsOnByDefaultAndCanBeLeftOut(t *testing.T) {
+	g := NewWithT(t)
+	c, err := ConfigFromEnv(env(nil))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Local).To(BeTrue(), "target 3's reference is in every `make bench`")
+	c, err = ConfigFromEnv(env(map[string]string{EnvLocal: "0"}))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Local).To(BeFalse())
+	_, err = ConfigFromEnv(env(map[string]string{EnvLocal: "maybe"}))
+	g.Expect(err).To(MatchError(ContainSubstring(EnvLocal)))
+}
+
+// rome keeps the lab's default nodes, and with the local reference gets room
+// for the largest batch on them.
+func TestConsumerSpecMakesRoomForTheLocalPods(t *testing.T) {
+	g := NewWithT(t)
+	cfg := DefaultConfig
+	cfg.Counts = []int{1000, 10000}
+	spec, err := lab.ParseClusterSpec(ConsumerSpec(cfg))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(spec.Name).To(Equal("rome"))
+	g.Expect(spec.Nodes).To(Equal(lab.DefaultNodes))
+	room := resource.MustParse(spec.Capacity["pods"])
+	g.Expect(room.Value() * int64(spec.Nodes)).To(BeNumerically(">=", 10000))
+
+	cfg.Local = false
+	spec, err = lab.ParseClusterSpec(ConsumerSpec(cfg))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(spec.Capacity).To(Equal(lab.DefaultCapacity()), "without the reference rome is as before")
+}

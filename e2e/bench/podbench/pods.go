@@ -40,6 +40,12 @@ const (
 	// through the broker: rome's virtual node liqo-genoa, then genoa's
 	// liqo-milan.
 	TwoHops Mode = "two-hops"
+	// Local pods are created in the consumer and run on its own nodes, no
+	// peering involved. They are the reference for the consumer's manager's
+	// memory (issue 17, target 3): what it holds for pods of its own
+	// cluster, which it caches whether or not any is offloaded. They are
+	// not a latency path and are left out of the tables and plots.
+	Local Mode = "local"
 )
 
 // RunLabel selects the pods of one run.
@@ -59,7 +65,7 @@ func Pods(mode Mode, run string, n int) []*corev1.Pod {
 				Containers:                    []corev1.Container{{Name: "web", Image: "nginx"}},
 			},
 		}
-		if mode != Vanilla {
+		if mode == Offloaded || mode == TwoHops {
 			p.Spec.Tolerations = []corev1.Toleration{policies.VirtualNodeToleration()}
 			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{

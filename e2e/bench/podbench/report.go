@@ -44,8 +44,13 @@ type Result struct {
 	// first create to the last pod Running.
 	VanillaCPU, OffloadedCPU CPU
 	// VanillaTraffic and OffloadedTraffic are the API requests counted from
-	// the first create until the last pod was gone.
-	VanillaTraffic, OffloadedTraffic Traffic
+	// the first create until the last pod was gone; VanillaCreation and
+	// OffloadedCreation only until the last pod was Running.
+	VanillaTraffic, OffloadedTraffic   Traffic
+	VanillaCreation, OffloadedCreation Traffic
+	// Local is the reference for the consumer's manager's memory, nil when
+	// the run left it out.
+	Local *LocalResult
 	// TwoHops is the path through the broker, nil when the run left it out.
 	TwoHops *TwoHopsResult
 }
@@ -157,6 +162,8 @@ type ReportedRun struct {
 	// two-hop batch.
 	VirtualKubelet        ReportedMemory  `json:"virtualKubelet"`
 	TwoHopsVirtualKubelet *ReportedMemory `json:"twoHopsVirtualKubelet,omitempty"`
+	// Local is the reference for the peering's share of that memory.
+	Local *ReportedLocal `json:"local,omitempty"`
 }
 
 // ReportedMemory is a manager's RSS in MiB: fresh, at its peak, at the end;
@@ -260,6 +267,7 @@ func Reported(r Result) ReportedRun {
 	h := r.KubeletLiveHeap
 	out.VirtualKubelet.IdleLiveHeapMiB, out.VirtualKubelet.LiveHeapMiB, out.VirtualKubelet.DeletedLiveHeapMiB =
 		float64(h.Idle)/mib, float64(h.Running)/mib, float64(h.Deleted)/mib
+	out.Local = reportedLocal(r)
 	if t := r.TwoHops; t != nil {
 		s, two := reported(t.Sample), Summarize(t.Sample)
 		out.TwoHops, out.TwoHopsRatios, out.TwoHopsVsOneHop = &s, ratios(two, v), ratios(two, o)

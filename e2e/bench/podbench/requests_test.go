@@ -126,6 +126,36 @@ func TestWriteTrafficTableJudgesTheTargets(t *testing.T) {
 	}
 }
 
+func TestWriteTrafficTableSplitsTheWritesAtTheLastPodRunning(t *testing.T) {
+	create := func(n float64) Requests { return Requests{{"POST", "pods", ""}: n} }
+	r := Result{Pods: 10,
+		VanillaTraffic:    Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods", ""}: 40, {"DELETE", "pods", "404"}: 10}}},
+		VanillaCreation:   Traffic{APIServer: map[string]Requests{"milan": create(40)}},
+		OffloadedTraffic:  Traffic{APIServer: map[string]Requests{"milan": {{"POST", "pods", ""}: 60, {"DELETE", "pods", "200"}: 30}, "rome": create(45)}},
+		OffloadedCreation: Traffic{APIServer: map[string]Requests{"milan": create(60), "rome": create(40)}},
+	}
+	var out strings.Builder
+	if err := WriteTrafficTable(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"of which the creation (to the last pod Running): vanilla 4.00 in milan; offloaded 6.00 in milan (+2.00), 4.00 in rome (+0.00)",
+		"and the deletion: vanilla 1.00 in milan; offloaded 3.00 in milan (+2.00), 0.50 in rome (-0.50)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table:\n%s\nwant the line %q", out.String(), want)
+		}
+	}
+	r.VanillaCreation, r.OffloadedCreation = Traffic{}, Traffic{}
+	out.Reset()
+	if err := WriteTrafficTable(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "of which the creation") {
+		t.Errorf("a run that did not count the creation apart prints no split:\n%s", out.String())
+	}
+}
+
 func TestWriteTrafficTablePrintsStatusWritesPerCode(t *testing.T) {
 	r := Result{Pods: 4,
 		VanillaTraffic: Traffic{APIServer: map[string]Requests{"milan": {{"PATCH", "pods/status", "200"}: 4}}},

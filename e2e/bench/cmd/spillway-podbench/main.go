@@ -84,6 +84,9 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 		return err
 	}
 	table.WriteString("\n")
+	if err := podbench.WriteMemoryShare(&table, results); err != nil {
+		return err
+	}
 	if err := podbench.WriteSegmentTable(&table, results); err != nil {
 		return err
 	}
