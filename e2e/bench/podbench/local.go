@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spillway-dev/spillway/e2e/framework"
 )
@@ -50,7 +51,12 @@ func (b *Bench) runLocal(ctx context.Context, n int) (*LocalResult, error) {
 	}
 	l := &LocalResult{}
 	m, err := b.measure(ctx, b.path(Local), n, func(before bool) error {
-		return b.readManagerMemory(ctx, pprofAddr, before, &l.KubeletBefore, &l.KubeletAfter, &l.LiveHeap)
+		if err := b.readManagerMemory(ctx, pprofAddr, before, &l.KubeletBefore, &l.KubeletAfter, &l.LiveHeap); err != nil || before {
+			return err
+		}
+		// Against the offloaded batch's (pprof -diff_base), it says what
+		// the peering holds by allocation site.
+		return saveHeapProfile(ctx, managerPprof(pprofAddr), filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("rome-manager-%d-local", n), b.log)
 	})
 	l.Sample, l.CPU = m.Sample, m.CPU
 	return l, err
