@@ -45,8 +45,13 @@ import (
 // modify an informer's object (virtual-kubelet and the pod handler copy
 // before they write). Managed fields are dropped, as the manager's default
 // transform does for every kind.
+//
+// A pod's first version, and one whose spec changed, shares instead the
+// parts many pods carry identically (podParts): the affinity and
+// tolerations of every offloaded pod, most pods' empty security context.
 type PodVersions struct {
-	held atomic.Pointer[toolscache.Store]
+	held  atomic.Pointer[toolscache.Store]
+	parts podParts
 }
 
 // Hold names the informer's store, where the transform finds the version
@@ -62,8 +67,8 @@ func (v *PodVersions) Transform(obj any) (any, error) {
 		return obj, nil
 	}
 	pod.ManagedFields = nil
-	if prev := v.heldVersion(pod); prev != nil {
-		shareUnchanged(prev, pod)
+	if prev := v.heldVersion(pod); prev == nil || !shareUnchanged(prev, pod) {
+		v.parts.share(&pod.Spec)
 	}
 	return pod, nil
 }
@@ -89,12 +94,14 @@ func (v *PodVersions) heldVersion(pod *corev1.Pod) *corev1.Pod {
 
 // shareUnchanged points next's spec, labels and annotations at prev's where
 // they are equal: same pod (UID), same content. next must not yet be visible
-// to any reader; prev is never written.
-func shareUnchanged(prev, next *corev1.Pod) {
+// to any reader; prev is never written. It reports whether next took prev's
+// spec.
+func shareUnchanged(prev, next *corev1.Pod) bool {
 	if prev == next || prev.UID != next.UID {
-		return
+		return false
 	}
-	if sameSpec(prev, next) {
+	specShared := sameSpec(prev, next)
+	if specShared {
 		next.Spec = prev.Spec
 	}
 	if maps.Equal(prev.Labels, next.Labels) {
@@ -109,6 +116,7 @@ func shareUnchanged(prev, next *corev1.Pod) {
 	if reflect.DeepEqual(prev.OwnerReferences, next.OwnerReferences) {
 		next.OwnerReferences = prev.OwnerReferences
 	}
+	return specShared
 }
 
 // sameSpec reports whether two versions of a pod have the same spec, byte for
