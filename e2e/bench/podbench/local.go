@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/spillway-dev/spillway/e2e/framework"
 )
@@ -50,13 +51,20 @@ func (b *Bench) runLocal(ctx context.Context, n int) (*LocalResult, error) {
 		return nil, err
 	}
 	l := &LocalResult{}
+	var profile *profiler
 	m, err := b.measure(ctx, b.path(Local), n, func(before bool) error {
-		if err := b.readManagerMemory(ctx, pprofAddr, before, &l.KubeletBefore, &l.KubeletAfter, &l.LiveHeap); err != nil || before {
-			return err
+		if before {
+			// rome's manager watches every pod of its cluster: what that
+			// costs it for pods it does not offload.
+			profile = startCPUProfile(ctx, managerPprof(pprofAddr), "rome-manager", b.creationTime(n)+5*time.Second)
+		} else {
+			// The heap profile, against the offloaded batch's (pprof
+			// -diff_base), says what the peering holds by allocation site.
+			if err := profile.finish(ctx, filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("rome-manager-%d-local", n), b.log); err != nil {
+				return err
+			}
 		}
-		// Against the offloaded batch's (pprof -diff_base), it says what
-		// the peering holds by allocation site.
-		return saveHeapProfile(ctx, managerPprof(pprofAddr), filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("rome-manager-%d-local", n), b.log)
+		return b.readManagerMemory(ctx, pprofAddr, before, &l.KubeletBefore, &l.KubeletAfter, &l.LiveHeap)
 	})
 	l.Sample, l.CPU = m.Sample, m.CPU
 	return l, err
