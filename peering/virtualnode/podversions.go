@@ -55,7 +55,8 @@ type PodVersions struct {
 }
 
 // Hold names the informer's store, where the transform finds the version
-// held. Until it is called, versions are only stripped of managed fields.
+// held. Until it is called, versions share only the parts many pods carry
+// alike, and are stripped of managed fields.
 func (v *PodVersions) Hold(store toolscache.Store) { v.held.Store(&store) }
 
 // Transform is the informer's transform (cache.ByObject.Transform). client-go
