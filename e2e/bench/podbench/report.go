@@ -307,7 +307,7 @@ func WriteTable(w io.Writer, results []Result) error {
 		row(tw, r.Pods, "vanilla", v, vc, "-")
 		row(tw, r.Pods, "offloaded", o, oc, kubeletMemory(r.KubeletAfter, r.KubeletLiveHeap))
 		if r.TwoHops != nil {
-			row(tw, r.Pods, "two hops", Summarize(r.TwoHops.Sample), r.TwoHops.CPU.Total(), fmt.Sprintf("%.0f MiB", float64(r.TwoHops.KubeletAfter.Peak)/mib))
+			row(tw, r.Pods, "two hops", Summarize(r.TwoHops.Sample), r.TwoHops.CPU.Total(), mibs(r.TwoHops.KubeletAfter.Peak))
 		}
 		ratioRow(tw, r.Pods, "offloaded/vanilla", o, v, oc, vc)
 		if r.TwoHops != nil {
@@ -323,7 +323,7 @@ func WriteTable(w io.Writer, results []Result) error {
 // they were read, its heap after a collection once the pods ran, and before
 // and after them.
 func kubeletMemory(after framework.Memory, heap LiveHeaps) string {
-	out := fmt.Sprintf("%.0f MiB", float64(after.Peak)/mib)
+	out := mibs(after.Peak)
 	if heap.Running > 0 {
 		out += fmt.Sprintf(" (live heap %.0f MiB", float64(heap.Running)/mib)
 		if heap.Idle > 0 && heap.Deleted > 0 {
