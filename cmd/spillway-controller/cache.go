@@ -39,12 +39,13 @@ func managerCacheOptions(versions *virtualnode.PodVersions) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			// The only Jobs the manager reads are VolumeMoves' copy Jobs.
 			&batchv1.Job{}: {Label: storage.VolumeMoveJobs},
-			// The only Events it reads are the event reflector's copies;
-			// without the filter it cached every Event of the cluster, the
+			// Nothing reads Events through the cache: the event reflector
+			// lists its copies from the API server (issue 17, lever 29).
+			// The filter stays so that a read added later caches the
+			// copies at most, not every Event of the cluster, the
 			// scheduler's and virtual-kubelet's for each offloaded pod
 			// included (issue 17, target 3).
-			// And of each only what the reflector compares and patches.
-			&corev1.Event{}: {Field: event.CopiesSelector(), Transform: event.CopyFootprint},
+			&corev1.Event{}: {Field: event.CopiesSelector()},
 			// Its own transform replaces the default: it strips managed
 			// fields too.
 			&corev1.Pod{}: {Transform: versions.Transform},

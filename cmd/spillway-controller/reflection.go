@@ -73,7 +73,8 @@ func (f *reflectionFlags) config(mgr manager.Manager, remaps *network.Registry) 
 		workers[name] = *n
 	}
 	events := func(p reflection.Peer) reflection.Starter {
-		return &event.Reflector{Peer: p, Provider: p.Provider, Local: mgr.GetClient(), Watches: mgr.GetCache(), Workers: f.events, Resync: f.resync}
+		return &event.Reflector{Peer: p, Provider: p.Provider, Local: mgr.GetClient(), Copies: mgr.GetAPIReader(),
+			Watches: mgr.GetCache(), Workers: f.events, Resync: f.resync}
 	}
 	others := []func(reflection.Peer) reflection.Starter{events}
 	if f.apiServer && f.tokens > 0 {

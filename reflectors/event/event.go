@@ -29,7 +29,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
@@ -52,11 +51,8 @@ const Name = "event"
 const ReportingController = "liqo.io/event-reflection"
 
 // CopiesSelector selects the copies this reflector writes, by the field the
-// API server indexes an Event's ReportingController under. The manager
-// caches only these Events: the reflector is the one reader of Events
-// through its cache, and it reads only its copies (write). A cache of every
-// Event of the consumer held two or more Events per offloaded pod (issue 17,
-// target 3). Copies written by earlier releases carry the same field, so
+// API server indexes an Event's ReportingController under: listCopies lists
+// only these. Copies written by earlier releases carry the same field, so
 // the filter loses none of them.
 func CopiesSelector() fields.Selector {
 	return fields.OneTermEqualSelector("reportingComponent", ReportingController)
@@ -68,17 +64,23 @@ func CopiesSelector() fields.Selector {
 type Reflector struct {
 	Peer     reflection.Peer
 	Provider kubernetes.Interface
-	// Local reads the consumer's pods, NamespaceOffloadings and the copies
-	// (a cache of Events must hold those CopiesSelector selects), and writes
-	// the copies.
-	Local   client.Client
+	// Local reads the consumer's pods and NamespaceOffloadings, from the
+	// manager's cache, and writes the copies.
+	Local client.Client
+	// Copies lists the copies from the API server (listCopies): nothing
+	// caches them.
+	Copies  client.Reader
 	Watches reflection.Local
 	Workers int
-	Resync  time.Duration
+	// Resync is how often each twin's copies are listed and realigned with
+	// the provider's events.
+	Resync time.Duration
 
 	queue  workqueue.TypedRateLimitingInterface[types.NamespacedName] // remote namespace/name
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	copies copyRecords
 
 	mu    sync.Mutex
 	twins map[string]*twin // by remote namespace
@@ -86,7 +88,7 @@ type Reflector struct {
 
 type twin struct {
 	localNamespace string
-	store          toolscache.Store
+	informer       toolscache.SharedIndexInformer
 	stop           chan struct{}
 }
 
@@ -115,6 +117,7 @@ func (r *Reflector) Start(ctx context.Context) error {
 	for range r.Workers {
 		r.wg.Go(func() { r.work(ctx) })
 	}
+	r.wg.Go(func() { r.realignEvery(ctx) })
 	return nil
 }
 
@@ -156,17 +159,21 @@ func (r *Reflector) syncTwins(ctx context.Context) {
 		if want[remoteNs] != t.localNamespace {
 			close(t.stop)
 			delete(r.twins, remoteNs)
+			r.copies.drop(t.localNamespace)
 		}
 	}
 	for remoteNs, localNs := range want {
 		if _, ok := r.twins[remoteNs]; !ok {
-			r.twins[remoteNs] = r.watch(remoteNs, localNs)
+			r.twins[remoteNs] = r.watch(ctx, remoteNs, localNs)
 		}
 	}
 }
 
-func (r *Reflector) watch(remoteNs, localNs string) *twin {
-	f := informers.NewSharedInformerFactoryWithOptions(r.Provider, r.Resync, informers.WithNamespace(remoteNs),
+// watch starts watching the provider's events in remoteNs once the copies
+// in localNs are recorded: an event synced before would find no record
+// and write its copy again.
+func (r *Reflector) watch(ctx context.Context, remoteNs, localNs string) *twin {
+	f := informers.NewSharedInformerFactoryWithOptions(r.Provider, 0, informers.WithNamespace(remoteNs),
 		informers.WithTransform(remoteEventFootprint))
 	inf := f.Core().V1().Events().Informer()
 	enqueue := func(o any) {
@@ -175,9 +182,77 @@ func (r *Reflector) watch(remoteNs, localNs string) *twin {
 		}
 	}
 	_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }})
-	t := &twin{localNamespace: localNs, store: inf.GetStore(), stop: make(chan struct{})}
-	go inf.Run(t.stop)
+	t := &twin{localNamespace: localNs, informer: inf, stop: make(chan struct{})}
+	go func() {
+		if r.recordCopies(ctx, t) {
+			inf.Run(t.stop)
+		}
+	}()
 	return t
+}
+
+// recordCopies lists t's copies until it succeeds, backing off, and says
+// false if t stopped being watched first.
+func (r *Reflector) recordCopies(ctx context.Context, t *twin) bool {
+	delay := time.Second
+	for {
+		err := r.listCopies(ctx, t.localNamespace)
+		if err == nil {
+			return true
+		}
+		ctrl.Log.WithName("reflection").V(1).Info("listing event copies failed, retrying", "namespace", t.localNamespace, "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.stop:
+			return false
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 30*time.Second)
+	}
+}
+
+// realignEvery lists every watched twin's copies each Resync and syncs
+// every provider event again, so that a copy someone changed or deleted
+// says again what the provider's event does.
+func (r *Reflector) realignEvery(ctx context.Context) {
+	period := r.Resync
+	if period <= 0 {
+		period = reflection.DefaultResync
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			r.realign(ctx)
+		}
+	}
+}
+
+func (r *Reflector) realign(ctx context.Context) {
+	r.mu.Lock()
+	twins := make([]*twin, 0, len(r.twins))
+	for _, t := range r.twins {
+		twins = append(twins, t)
+	}
+	r.mu.Unlock()
+	for _, t := range twins {
+		if !t.informer.HasSynced() { // still recording its copies
+			continue
+		}
+		if err := r.listCopies(ctx, t.localNamespace); err != nil {
+			ctrl.Log.WithName("reflection").V(1).Info("listing event copies failed", "namespace", t.localNamespace, "error", err.Error())
+			continue // the records stand; the next pass lists again
+		}
+		for _, k := range t.informer.GetStore().ListKeys() {
+			if ns, name, err := toolscache.SplitMetaNamespaceKey(k); err == nil {
+				r.queue.Add(types.NamespacedName{Namespace: ns, Name: name})
+			}
+		}
+	}
 }
 
 func (r *Reflector) work(ctx context.Context) {
@@ -209,7 +284,7 @@ func (r *Reflector) sync(ctx context.Context, key types.NamespacedName) error {
 	if t == nil {
 		return nil
 	}
-	o, exists, err := t.store.GetByKey(key.String())
+	o, exists, err := t.informer.GetStore().GetByKey(key.String())
 	if err != nil || !exists {
 		return err
 	}
@@ -225,24 +300,6 @@ func (r *Reflector) sync(ctx context.Context, key types.NamespacedName) error {
 		return nil
 	}
 	return r.write(ctx, LocalEvent(remote, pod, r.Peer.RemoteClusterName))
-}
-
-func (r *Reflector) write(ctx context.Context, want *corev1.Event) error {
-	got := &corev1.Event{}
-	err := r.Local.Get(ctx, client.ObjectKeyFromObject(want), got)
-	switch {
-	case apierrors.IsNotFound(err):
-		return client.IgnoreAlreadyExists(r.Local.Create(ctx, want, client.FieldOwner(reflection.FieldOwner)))
-	case err != nil:
-		return err
-	case got.Count == want.Count && got.Message == want.Message && got.LastTimestamp.Equal(&want.LastTimestamp):
-		return nil
-	}
-	// A patch of what changed, not an update: the cache keeps no more of a
-	// copy than this (CopyFootprint).
-	base := got.DeepCopy()
-	got.Count, got.Message, got.LastTimestamp = want.Count, want.Message, want.LastTimestamp
-	return r.Local.Patch(ctx, got, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}), client.FieldOwner(reflection.FieldOwner))
 }
 
 // LocalEvent is the consumer's copy of a provider event about pod.

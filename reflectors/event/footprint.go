@@ -21,26 +21,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// What the reflector holds of each Event it watches is what it reads, for
-// as long as the Event lives (an hour by default, past the pod's end): a
-// provider Event and its copy for every offloaded pod's scheduling, 25 MB
-// of rome's manager's heap at 10,000 pods and most of what outlived the
-// pods (issue 17, target 3). Both transforms trim the informer's own
-// decoded object in place; anything else passes unchanged.
-
-// CopyFootprint is the transform of the consumer's cache of copies
-// (CopiesSelector): write compares a copy's count, message and last
-// timestamp with the wanted ones, and patches those with the copy's
-// resourceVersion as precondition, so nothing else is kept.
-func CopyFootprint(obj any) (any, error) {
-	if e, ok := obj.(*corev1.Event); ok {
-		*e = corev1.Event{
-			ObjectMeta: metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name, UID: e.UID, ResourceVersion: e.ResourceVersion},
-			Count:      e.Count, Message: e.Message, LastTimestamp: e.LastTimestamp,
-		}
-	}
-	return obj, nil
-}
+// What the reflector holds of each provider Event it watches is what it
+// reads, for as long as the Event lives (an hour by default, past the
+// pod's end). A provider Event and its copy for every offloaded pod's
+// scheduling were 25 MB of rome's manager's heap at 10,000 pods, and most
+// of what outlived the pods (issue 17, target 3). The copies are no longer
+// cached at all (copies.go).
 
 // remoteEventFootprint is the transform of a twin's watch of provider
 // Events: what sync and LocalEvent read (the involved pod's name, the

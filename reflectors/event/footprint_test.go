@@ -17,16 +17,12 @@ limitations under the License.
 package event
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 // providerEvent is a provider's event about a pod with every field an API
@@ -62,59 +58,4 @@ func TestTheWatchOfProviderEventsKeepsWhatACopyIsMadeOf(t *testing.T) {
 	g.Expect(trimmed.ManagedFields).To(BeNil())
 	g.Expect(trimmed.Source).To(BeZero())
 	g.Expect(trimmed.InvolvedObject.UID).To(BeEmpty(), "the provider's pod UID: the copy names the local pod's")
-}
-
-// cachedCopies is a consumer whose reads of copies go through the
-// CopyFootprint transform, as the manager's cache does, and which counts
-// the writes that reach the API server. api reads past the transform.
-func cachedCopies(stored *corev1.Event, writes *int) (local, api client.Client) {
-	api = fake.NewClientBuilder().WithObjects(stored).Build()
-	return interceptor.NewClient(api.(client.WithWatch), interceptor.Funcs{
-		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			if err := c.Get(ctx, key, obj, opts...); err != nil {
-				return err
-			}
-			_, err := CopyFootprint(obj)
-			return err
-		},
-		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			*writes++
-			return c.Patch(ctx, obj, patch, opts...)
-		},
-		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			*writes++
-			return c.Update(ctx, obj, opts...)
-		},
-	}), api
-}
-
-func TestACopyTrimmedInTheCacheIsPatchedWhole(t *testing.T) {
-	g := NewWithT(t)
-	ctx := context.Background()
-	want := LocalEvent(providerEvent(), localPod(), "milan")
-	var writes int
-	local, api := cachedCopies(want.DeepCopy(), &writes)
-	r := &Reflector{Local: local}
-
-	g.Expect(r.write(ctx, want.DeepCopy())).To(Succeed())
-	g.Expect(writes).To(BeZero(), "the cache keeps what is compared: an unchanged copy costs no write")
-
-	again := want.DeepCopy()
-	again.Count, again.Message = 4, "Back-off pulling image again"
-	again.LastTimestamp = metav1.NewTime(want.LastTimestamp.Add(time.Minute))
-	g.Expect(r.write(ctx, again)).To(Succeed())
-	g.Expect(writes).To(Equal(1))
-
-	stored := &corev1.Event{}
-	g.Expect(api.Get(ctx, client.ObjectKeyFromObject(want), stored)).To(Succeed())
-	g.Expect(stored.Count).To(Equal(int32(4)))
-	g.Expect(stored.Message).To(Equal("Back-off pulling image again"))
-	g.Expect(stored.LastTimestamp.Equal(&again.LastTimestamp)).To(BeTrue())
-	g.Expect(stored.InvolvedObject).To(Equal(want.InvolvedObject), "the patch leaves what the cache does not keep")
-	g.Expect(stored.Reason).To(Equal(want.Reason))
-	g.Expect(stored.ReportingController).To(Equal(ReportingController))
-	g.Expect(stored.FirstTimestamp.Equal(&want.FirstTimestamp)).To(BeTrue())
-
-	g.Expect(r.write(ctx, again.DeepCopy())).To(Succeed())
-	g.Expect(writes).To(Equal(1), "the patched copy, read back trimmed, matches")
 }
