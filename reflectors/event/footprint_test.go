@@ -17,12 +17,19 @@ limitations under the License.
 package event
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 )
 
 // providerEvent is a provider's event about a pod with every field an API
@@ -50,12 +57,51 @@ func TestTheWatchOfProviderEventsKeepsWhatACopyIsMadeOf(t *testing.T) {
 	full := providerEvent()
 	kept, err := remoteEventFootprint(full.DeepCopy())
 	g.Expect(err).NotTo(HaveOccurred())
-	trimmed := kept.(*corev1.Event)
-	g.Expect(LocalEvent(trimmed, localPod(), "milan")).To(Equal(LocalEvent(full, localPod(), "milan")))
-	g.Expect(trimmed.InvolvedObject.Kind).To(Equal("Pod"), "sync skips events about anything else")
-	g.Expect(trimmed.ResourceVersion).To(Equal("42"))
-	g.Expect(trimmed.Labels).To(BeNil())
-	g.Expect(trimmed.ManagedFields).To(BeNil())
-	g.Expect(trimmed.Source).To(BeZero())
-	g.Expect(trimmed.InvolvedObject.UID).To(BeEmpty(), "the provider's pod UID: the copy names the local pod's")
+	held, ok := kept.(*remoteEvent)
+	g.Expect(ok).To(BeTrue(), "the watch holds its own type, not a 640 B Event struct")
+	g.Expect(held.copyFor(localPod(), "milan")).To(Equal(LocalEvent(full, localPod(), "milan")))
+	g.Expect(held.aboutPod).To(BeTrue(), "sync skips events about anything else")
+
+	key, err := toolscache.MetaNamespaceKeyFunc(held)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(key).To(Equal("apps-rome-1a2b3c/web-0.18a"))
+	m, err := meta.Accessor(held)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(m.GetResourceVersion()).To(Equal("42"), "the store tracks it, and an unchanged one is not an update")
+}
+
+func TestAnEventsCopyTakesItsTimesToTheSecond(t *testing.T) {
+	g := NewWithT(t)
+	remote := providerEvent()
+	remote.FirstTimestamp, remote.LastTimestamp, remote.Count = metav1.Time{}, metav1.Time{}, 0
+	remote.EventTime = metav1.NewMicroTime(time.Date(2026, 11, 29, 4, 0, 0, 123456000, time.UTC))
+	got := footprintOf(remote).copyFor(localPod(), "milan")
+	g.Expect(got.FirstTimestamp.Time).To(Equal(time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC)))
+	g.Expect(got.LastTimestamp).To(Equal(got.FirstTimestamp))
+	g.Expect(got.Count).To(Equal(int32(1)))
+}
+
+// TestATwinsWatchHoldsProviderEventsAsTheirFootprint runs client-go's
+// informer over a fake provider: its store must take the footprint type,
+// key it and hand it to the handler.
+func TestATwinsWatchHoldsProviderEventsAsTheirFootprint(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	provider := kubefake.NewClientset(providerEvent())
+	r := &Reflector{Provider: provider,
+		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName]())}
+	defer r.queue.ShutDown()
+	f := informers.NewSharedInformerFactoryWithOptions(provider, 0, informers.WithNamespace("apps-rome-1a2b3c"),
+		informers.WithTransform(remoteEventFootprint))
+	inf := f.Core().V1().Events().Informer()
+	_, _ = inf.AddEventHandler(r.enqueueEvents())
+	go inf.Run(ctx.Done())
+	g.Eventually(r.queue.Len).WithTimeout(10 * time.Second).Should(Equal(1))
+	key, _ := r.queue.Get()
+	g.Expect(key).To(Equal(types.NamespacedName{Namespace: "apps-rome-1a2b3c", Name: "web-0.18a"}))
+	o, exists, err := inf.GetStore().GetByKey(key.String())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(exists).To(BeTrue())
+	g.Expect(o).To(BeAssignableToTypeOf(&remoteEvent{}))
 }
