@@ -65,7 +65,7 @@ func TestStatusReportsCarryTheLocalMetadataAndTheProvidersStatusButNoSpec(t *tes
 	local := footprintPod()
 	h.remember(local)
 
-	h.emit(h.localView("apps", runningTwin()))
+	h.emit(h.localView("apps", keepProviderPod(runningTwin())))
 	g.Expect(emitted).To(HaveLen(1))
 	got := emitted[0]
 	g.Expect(got.Spec).To(Equal(corev1.PodSpec{}), "virtual-kubelet keeps every report; the API server takes the spec from the stored pod")
@@ -149,7 +149,7 @@ func TestReportsBuiltOnAKeptPodShareNothingWithTheCache(t *testing.T) {
 
 	// virtual-kubelet copies what it keeps, but a report is the caller's to
 	// modify: changing one leaves the cache's pod as it was.
-	view := h.localView("apps", runningTwin())
+	view := h.localView("apps", keepProviderPod(runningTwin()))
 	view.Labels["app"], view.Annotations["note"] = "changed", "changed"
 	view.Finalizers[0] = "changed"
 	h.reportGone("apps", "web-0", "")

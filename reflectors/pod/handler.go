@@ -379,7 +379,7 @@ func (h *Handler) withLocalSpec(ctx context.Context, p *corev1.Pod) {
 
 // staleForLocal reports whether remotePod stands for an earlier local pod of
 // the same name than the one the local cache holds now.
-func (h *Handler) staleForLocal(localNs string, remotePod *corev1.Pod) bool {
+func (h *Handler) staleForLocal(localNs string, remotePod *providerPod) bool {
 	recorded := remotePod.Annotations[LocalPodUIDAnnotation]
 	if recorded == "" || h.LocalPods == nil {
 		return false
@@ -420,7 +420,7 @@ func (h *Handler) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
 	h.mu.Lock()
 	h.notify = cb
 	h.mu.Unlock()
-	h.Twins.OnChange(func(localNs string, remotePod *corev1.Pod, deleted bool) {
+	h.Twins.OnChange(func(localNs string, remotePod *providerPod, deleted bool) {
 		base := h.remembered(localNs, remotePod.Name)
 		if (base != nil && adoption(remotePod.Annotations[LocalPodUIDAnnotation], string(base.UID)) == replaceStale) ||
 			(base == nil && h.staleForLocal(localNs, remotePod)) {
@@ -439,7 +439,7 @@ func (h *Handler) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
 // localView is the local pod (as last seen) with the provider's status. A
 // pod the handler does not remember is shown with the provider's pod's
 // metadata and no spec: the TwinWatcher keeps none (remotePodFootprint).
-func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
+func (h *Handler) localView(localNs string, remotePod *providerPod) *corev1.Pod {
 	h.mu.Lock()
 	base := h.local[key(localNs, remotePod.Name)]
 	h.mu.Unlock()
@@ -449,7 +449,7 @@ func (h *Handler) localView(localNs string, remotePod *corev1.Pod) *corev1.Pod {
 	} else {
 		out.ObjectMeta = metav1.ObjectMeta{Name: remotePod.Name, Namespace: localNs, Labels: withoutOriginLabels(remotePod.Labels), Annotations: remotePod.Annotations}
 	}
-	out.Status = LocalStatus(remotePod, h.Network, h.RemoteID, h.NodeIP, Recreations(remotePod))
+	out.Status = LocalStatus(&remotePod.Status, h.Network, h.RemoteID, h.NodeIP, Recreations(remotePod.Annotations))
 	if base != nil {
 		keepLocalScheduling(&out.Status, base.scheduled)
 	}

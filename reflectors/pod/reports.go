@@ -106,7 +106,7 @@ func (h *Handler) remap() network.Mapping {
 // statuses) was 5.6 s of rome's manager's 68 s at 10,000 pods (issue 17,
 // lever 14), every 10 s for every pod, almost all of them unchanged. A
 // status that did not match is compared again at every pass, as before.
-func (h *Handler) resyncStatus(pod, r *corev1.Pod) {
+func (h *Handler) resyncStatus(pod *corev1.Pod, r *providerPod) {
 	if h.shownNow == nil {
 		h.shownNow = map[string]shownStatus{}
 	}

@@ -88,10 +88,11 @@ func boundLocally() *corev1.Pod {
 	return p
 }
 
-// providerPod is the provider's pod at one step of its life, as the
-// provider's API server, scheduler and kubelet (kwok in the lab) leave it.
-func providerPod(step string) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-twin", Name: "web",
+// providerPodAt is the provider's pod at one step of its life, as the
+// provider's API server, scheduler and kubelet (kwok in the lab) leave it and
+// the TwinWatcher keeps it.
+func providerPodAt(step string) *providerPod {
+	p := &providerPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-twin", Name: "web",
 		Annotations: map[string]string{LocalPodUIDAnnotation: "local-uid"}},
 		Status: corev1.PodStatus{Phase: corev1.PodPending, QOSClass: corev1.PodQOSBestEffort}}
 	scheduled := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Unix(200, 0)}
@@ -147,13 +148,13 @@ func TestProviderChangesReportedAgainstAFreshlyBoundLocalPod(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			g := NewWithT(t)
 			h, _, reported := statusHandler(boundLocally())
-			h.emitIfChanged(h.localView("demo", providerPod(step)))
+			h.emitIfChanged(h.localView("demo", providerPodAt(step)))
 			if !want {
 				g.Expect(*reported).To(BeEmpty(), "the local pod already shows what the provider's pod says")
 				return
 			}
 			g.Expect(*reported).To(HaveLen(1))
-			g.Expect((*reported)[0].Phase).To(Equal(providerPod(step).Status.Phase))
+			g.Expect((*reported)[0].Phase).To(Equal(providerPodAt(step).Status.Phase))
 		})
 	}
 }
@@ -167,7 +168,7 @@ func TestOneLocalStatusWritePerProviderPhase(t *testing.T) {
 	ctx := context.Background()
 	for _, step := range []string{"created", "bound", "running", "running", "succeeded"} {
 		before := len(*reported)
-		h.emitIfChanged(h.localView("demo", providerPod(step)))
+		h.emitIfChanged(h.localView("demo", providerPodAt(step)))
 		if len(*reported) == before {
 			continue
 		}

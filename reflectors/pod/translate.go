@@ -191,10 +191,10 @@ func withoutAPIAccessMounts(in []corev1.VolumeMount) []corev1.VolumeMount {
 // pod already does, and costs no local status write (issue 17, lever 3). The
 // virtual node's address said nothing new: it is the address of the node the
 // local pod is bound to, and comes with the next status the provider writes.
-func LocalStatus(remote *corev1.Pod, ips *network.Registry, remoteClusterID, nodeIP string, recreations int32) corev1.PodStatus {
-	st := *remote.Status.DeepCopy()
+func LocalStatus(remote *corev1.PodStatus, ips *network.Registry, remoteClusterID, nodeIP string, recreations int32) corev1.PodStatus {
+	st := *remote.DeepCopy()
 	st.HostIP, st.HostIPs = "", nil
-	if nodeIP != "" && remote.Status.HostIP != "" {
+	if nodeIP != "" && remote.HostIP != "" {
 		st.HostIP, st.HostIPs = nodeIP, []corev1.HostIP{{IP: nodeIP}}
 	}
 	if ips != nil && st.PodIP != "" {
@@ -212,10 +212,10 @@ func LocalStatus(remote *corev1.Pod, ips *network.Registry, remoteClusterID, nod
 }
 
 // Recreations is how many times the provider recreated its pod, from the
-// annotation its ShadowPod controller sets; 0 when absent or unreadable, as a
-// bad count must not hide the pod's status.
-func Recreations(remote *corev1.Pod) int32 {
-	n, err := strconv.ParseInt(remote.Annotations[virtualkubeletv1alpha1.RecreationsAnnotation], 10, 32)
+// annotation its ShadowPod controller sets among the pod's annotations; 0
+// when absent or unreadable, as a bad count must not hide the pod's status.
+func Recreations(annotations map[string]string) int32 {
+	n, err := strconv.ParseInt(annotations[virtualkubeletv1alpha1.RecreationsAnnotation], 10, 32)
 	if err != nil || n < 0 {
 		return 0
 	}

@@ -104,7 +104,7 @@ func TestLocalStatusUsesTheVirtualNodeAddressAndCountsRecreations(t *testing.T) 
 	g := NewWithT(t)
 	remote := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "10.1.2.3", PodIP: "10.65.0.7",
 		PodIPs: []corev1.PodIP{{IP: "10.65.0.7"}}, ContainerStatuses: []corev1.ContainerStatus{{Name: "web", RestartCount: 1}}}}
-	st := LocalStatus(remote, network.NewRegistry(), "milan-id", "127.0.0.1", 2)
+	st := LocalStatus(&remote.Status, network.NewRegistry(), "milan-id", "127.0.0.1", 2)
 	g.Expect(st.Phase).To(Equal(corev1.PodRunning))
 	g.Expect(st.HostIP).To(Equal("127.0.0.1"))
 	g.Expect(st.PodIP).To(Equal("10.65.0.7"), "identity until the fabric registers a mapping")
@@ -113,18 +113,16 @@ func TestLocalStatusUsesTheVirtualNodeAddressAndCountsRecreations(t *testing.T) 
 
 	// No kubelet of the provider has taken the pod yet: no host to show.
 	fresh := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending, QOSClass: corev1.PodQOSBestEffort}}
-	st = LocalStatus(fresh, nil, "milan-id", "127.0.0.1", 0)
+	st = LocalStatus(&fresh.Status, nil, "milan-id", "127.0.0.1", 0)
 	g.Expect(st.HostIP).To(BeEmpty())
 	g.Expect(st.HostIPs).To(BeNil())
 }
 
 func TestRecreationsReadsTheProvidersCount(t *testing.T) {
 	g := NewWithT(t)
-	pod := func(v string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"spillway.liqo.io/recreations": v}}}
-	}
-	g.Expect(Recreations(pod("3"))).To(Equal(int32(3)))
-	g.Expect(Recreations(&corev1.Pod{})).To(Equal(int32(0)), "a pod never recreated")
-	g.Expect(Recreations(pod("many"))).To(Equal(int32(0)))
-	g.Expect(Recreations(pod("-1"))).To(Equal(int32(0)))
+	count := func(v string) map[string]string { return map[string]string{"spillway.liqo.io/recreations": v} }
+	g.Expect(Recreations(count("3"))).To(Equal(int32(3)))
+	g.Expect(Recreations(nil)).To(Equal(int32(0)), "a pod never recreated")
+	g.Expect(Recreations(count("many"))).To(Equal(int32(0)))
+	g.Expect(Recreations(count("-1"))).To(Equal(int32(0)))
 }

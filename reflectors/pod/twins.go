@@ -33,10 +33,14 @@ import (
 
 // TwinWatcher watches this consumer's pods in each twin namespace of one
 // provider: the consumer's identity may read pods only namespace by namespace,
-// so there is one informer per twin. It keeps their metadata and status, not
-// their spec (remotePodFootprint). Nothing here waits for a provider: a
-// twin's informer syncs in the background, and callers that must not act on
-// a partial view ask Synced.
+// so there is one informer per twin. It keeps of each pod its metadata and
+// status (providerPod), not the pod: neither its spec, which nothing here
+// reads, nor the struct of a pod, which with an empty spec still cost 1,280
+// bytes per pod (issue 17, lever 29; see remotePodFootprint). Its readers get
+// the informer's own objects: read them, never modify them.
+//
+// Nothing here waits for a provider: a twin's informer syncs in the
+// background, and callers that must not act on a partial view ask Synced.
 type TwinWatcher struct {
 	Provider       kubernetes.Interface
 	LocalClusterID string
@@ -48,7 +52,7 @@ type TwinWatcher struct {
 	mu       sync.Mutex
 	twins    map[string]*twin  // by remote namespace
 	byLocal  map[string]string // local namespace -> remote namespace
-	onChange func(localNs string, pod *corev1.Pod, deleted bool)
+	onChange func(localNs string, pod *providerPod, deleted bool)
 	stopped  bool
 }
 
@@ -61,11 +65,12 @@ type twin struct {
 
 type remotePod struct {
 	localNamespace string
-	pod            *corev1.Pod
+	pod            *providerPod
 }
 
-// OnChange sets the callback for pod changes in any twin.
-func (w *TwinWatcher) OnChange(f func(localNs string, pod *corev1.Pod, deleted bool)) {
+// OnChange sets the callback for pod changes in any twin. A deleted pod is
+// the last state the watch saw of it.
+func (w *TwinWatcher) OnChange(f func(localNs string, pod *providerPod, deleted bool)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.onChange = f
@@ -102,12 +107,7 @@ func (w *TwinWatcher) Watch(remoteNs, localNs string) {
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { w.changed(localNs, o, false) },
 		UpdateFunc: func(_, o any) { w.changed(localNs, o, false) },
-		DeleteFunc: func(o any) {
-			if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
-				o = d.Obj
-			}
-			w.changed(localNs, o, true)
-		},
+		DeleteFunc: func(o any) { w.changed(localNs, o, true) },
 	})
 	go inf.Run(t.stop)
 	if w.Shadows != nil {
@@ -182,7 +182,7 @@ func (w *TwinWatcher) forgetLocked(remoteNs string) {
 }
 
 func (w *TwinWatcher) changed(localNs string, o any, deleted bool) {
-	p, ok := o.(*corev1.Pod)
+	p, ok := asProviderPod(o)
 	if !ok {
 		return
 	}
@@ -192,6 +192,23 @@ func (w *TwinWatcher) changed(localNs string, o any, deleted bool) {
 	if f != nil {
 		f(localNs, p, deleted)
 	}
+}
+
+// asProviderPod is the provider pod an informer event carries. A deletion
+// the watch missed comes as a tombstone of the store's last object, a
+// providerPod already; should one hold a pod, it is kept as the transform
+// would keep it.
+func asProviderPod(o any) (*providerPod, bool) {
+	if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+		o = d.Obj
+	}
+	switch p := o.(type) {
+	case *providerPod:
+		return p, true
+	case *corev1.Pod:
+		return keepProviderPod(p), true
+	}
+	return nil, false
 }
 
 func (w *TwinWatcher) twinOf(localNs string) (string, *twin) {
@@ -211,8 +228,9 @@ func (w *TwinWatcher) Synced(localNs string) bool {
 	return t != nil && t.informer.HasSynced()
 }
 
-// Get returns the provider pod for a local pod, if its twin is watched.
-func (w *TwinWatcher) Get(localNs, name string) (*corev1.Pod, bool) {
+// Get returns the provider pod for a local pod, if its twin is watched: the
+// informer's own, not a copy (Get runs for every status report).
+func (w *TwinWatcher) Get(localNs, name string) (*providerPod, bool) {
 	remoteNs, t := w.twinOf(localNs)
 	if t == nil {
 		return nil, false
@@ -221,7 +239,8 @@ func (w *TwinWatcher) Get(localNs, name string) (*corev1.Pod, bool) {
 	if err != nil || !exists {
 		return nil, false
 	}
-	return o.(*corev1.Pod), true
+	p, ok := o.(*providerPod)
+	return p, ok
 }
 
 // Watched lists the watched twins as local namespace -> twin namespace.
@@ -242,7 +261,9 @@ func (w *TwinWatcher) List() []remotePod {
 	var out []remotePod
 	for _, t := range w.twins {
 		for _, o := range t.informer.GetStore().List() {
-			out = append(out, remotePod{localNamespace: t.localNamespace, pod: o.(*corev1.Pod)})
+			if p, ok := o.(*providerPod); ok {
+				out = append(out, remotePod{localNamespace: t.localNamespace, pod: p})
+			}
 		}
 	}
 	return out
