@@ -113,7 +113,8 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 			Labels: labels, Annotations: map[string]string{LocalPodUIDAnnotation: string(p.UID)},
 			OwnerReferences: []metav1.OwnerReference{shadowPodOwner(name, types.UID("sp-"+name))}}})
 	}
-	m.provider = kubefake.NewClientset(providerPods...)
+	provider, watching := watchingProvider(providerPods...)
+	m.provider = provider
 	m.remote = fake.NewClientBuilder().WithScheme(s).WithObjects(shadows...).WithInterceptorFuncs(interceptor.Funcs{
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 			m.mu.Lock()
@@ -150,6 +151,8 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 	t.Cleanup(m.h.Twins.Stop)
 	m.h.Twins.Watch("demo-rome", "demo")
 	NewWithT(t).Eventually(func() bool { return m.h.Twins.Synced("demo") }).WithTimeout(5 * time.Second).Should(BeTrue())
+	// The tests delete provider pods and wait for the watch to see it.
+	NewWithT(t).Eventually(watching).WithTimeout(5 * time.Second).Should(BeClosed())
 	NewWithT(t).Expect(m.h.Twins.List()).To(HaveLen(n), "the provider's pods in the TwinWatcher")
 	for _, p := range m.pods {
 		m.h.remember(p) // as CreatePod did
