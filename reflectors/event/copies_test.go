@@ -46,7 +46,7 @@ func consumerWithCopies(w *writes, stored ...client.Object) (*Reflector, client.
 		WithIndex(&corev1.Event{}, "reportingComponent", func(o client.Object) []string {
 			return []string{o.(*corev1.Event).ReportingController}
 		}).Build()
-	local := interceptor.NewClient(api.(client.WithWatch), interceptor.Funcs{
+	local := interceptor.NewClient(api, interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			w.creates++
 			return c.Create(ctx, obj, opts...)
@@ -185,7 +185,7 @@ func TestATwinIsNotWatchedWhileItsCopiesCannotBeListed(t *testing.T) {
 	g := NewWithT(t)
 	var listed atomic.Int32
 	api := fake.NewClientBuilder().Build()
-	failing := interceptor.NewClient(api.(client.WithWatch), interceptor.Funcs{
+	failing := interceptor.NewClient(api, interceptor.Funcs{
 		List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 			listed.Add(1)
 			return errors.New("consumer API server unavailable")
