@@ -41,7 +41,8 @@ func (w *writes) total() int { return w.creates + w.patches }
 // consumerWithCopies is a consumer API server holding stored, with the
 // field index the API server keeps on reportingComponent, and a reflector
 // for the peer milan whose writes are counted.
-func consumerWithCopies(w *writes, stored ...client.Object) (*Reflector, client.Client) {
+func consumerWithCopies(stored ...client.Object) (*Reflector, client.Client, *writes) {
+	w := &writes{}
 	api := fake.NewClientBuilder().WithObjects(stored...).
 		WithIndex(&corev1.Event{}, "reportingComponent", func(o client.Object) []string {
 			return []string{o.(*corev1.Event).ReportingController}
@@ -56,7 +57,12 @@ func consumerWithCopies(w *writes, stored ...client.Object) (*Reflector, client.
 			return c.Patch(ctx, obj, patch, opts...)
 		},
 	})
-	return &Reflector{Peer: reflection.Peer{RemoteClusterName: "milan"}, Local: local, Copies: api}, api
+	return &Reflector{Peer: reflection.Peer{RemoteClusterName: "milan"}, Local: local, Copies: api}, api, w
+}
+
+// milanCopy is the consumer's copy of providerEvent, reflected from milan.
+func milanCopy() *corev1.Event {
+	return LocalEvent(providerEvent(), localPod(), "milan")
 }
 
 func changed(want *corev1.Event) *corev1.Event {
@@ -69,9 +75,8 @@ func changed(want *corev1.Event) *corev1.Event {
 func TestACopyListedOnceCostsNoWriteUntilItsEventChanges(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	want := LocalEvent(providerEvent(), localPod(), "milan")
-	var w writes
-	r, api := consumerWithCopies(&w, want.DeepCopy())
+	want := milanCopy()
+	r, api, w := consumerWithCopies(want.DeepCopy())
 	g.Expect(r.listCopies(ctx, want.Namespace)).To(Succeed())
 
 	g.Expect(r.write(ctx, want.DeepCopy())).To(Succeed())
@@ -79,7 +84,7 @@ func TestACopyListedOnceCostsNoWriteUntilItsEventChanges(t *testing.T) {
 
 	again := changed(want)
 	g.Expect(r.write(ctx, again.DeepCopy())).To(Succeed())
-	g.Expect(w).To(Equal(writes{patches: 1}), "a change is one patch, with no read")
+	g.Expect(*w).To(Equal(writes{patches: 1}), "a change is one patch, with no read")
 
 	stored := &corev1.Event{}
 	g.Expect(api.Get(ctx, client.ObjectKeyFromObject(want), stored)).To(Succeed())
@@ -98,23 +103,21 @@ func TestACopyListedOnceCostsNoWriteUntilItsEventChanges(t *testing.T) {
 func TestANewCopyIsCreatedAndRecorded(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	want := LocalEvent(providerEvent(), localPod(), "milan")
-	var w writes
-	r, api := consumerWithCopies(&w)
+	want := milanCopy()
+	r, api, w := consumerWithCopies()
 	g.Expect(r.listCopies(ctx, want.Namespace)).To(Succeed())
 
 	g.Expect(r.write(ctx, want.DeepCopy())).To(Succeed())
 	g.Expect(api.Get(ctx, client.ObjectKeyFromObject(want), &corev1.Event{})).To(Succeed())
 	g.Expect(r.write(ctx, want.DeepCopy())).To(Succeed())
-	g.Expect(w).To(Equal(writes{creates: 1}))
+	g.Expect(*w).To(Equal(writes{creates: 1}))
 }
 
 func TestACopyDeletedSinceRecordedIsCreatedAgain(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	want := LocalEvent(providerEvent(), localPod(), "milan")
-	var w writes
-	r, api := consumerWithCopies(&w, want.DeepCopy())
+	want := milanCopy()
+	r, api, _ := consumerWithCopies(want.DeepCopy())
 	g.Expect(r.listCopies(ctx, want.Namespace)).To(Succeed())
 	g.Expect(api.Delete(ctx, want.DeepCopy())).To(Succeed())
 
@@ -129,9 +132,8 @@ func TestACopyDeletedSinceRecordedIsCreatedAgain(t *testing.T) {
 func TestACopyNoListSawIsPatchedNotLost(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	want := LocalEvent(providerEvent(), localPod(), "milan")
-	var w writes
-	r, api := consumerWithCopies(&w, want.DeepCopy())
+	want := milanCopy()
+	r, api, w := consumerWithCopies(want.DeepCopy())
 	// No listCopies: the copy exists, but the reflector has no record.
 	again := changed(want)
 	g.Expect(r.write(ctx, again.DeepCopy())).To(Succeed())
@@ -139,15 +141,14 @@ func TestACopyNoListSawIsPatchedNotLost(t *testing.T) {
 	g.Expect(api.Get(ctx, client.ObjectKeyFromObject(want), stored)).To(Succeed())
 	g.Expect(stored.Count).To(Equal(again.Count))
 	g.Expect(r.write(ctx, again.DeepCopy())).To(Succeed())
-	g.Expect(w).To(Equal(writes{creates: 1, patches: 1}), "the refused create, the patch, then nothing")
+	g.Expect(*w).To(Equal(writes{creates: 1, patches: 1}), "the refused create, the patch, then nothing")
 }
 
 func TestAListRealignsACopySomeoneChanged(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	want := LocalEvent(providerEvent(), localPod(), "milan")
-	var w writes
-	r, api := consumerWithCopies(&w, want.DeepCopy())
+	want := milanCopy()
+	r, api, w := consumerWithCopies(want.DeepCopy())
 	g.Expect(r.listCopies(ctx, want.Namespace)).To(Succeed())
 
 	edited := &corev1.Event{}
@@ -160,18 +161,17 @@ func TestAListRealignsACopySomeoneChanged(t *testing.T) {
 	stored := &corev1.Event{}
 	g.Expect(api.Get(ctx, client.ObjectKeyFromObject(want), stored)).To(Succeed())
 	g.Expect(stored.Message).To(Equal(want.Message))
-	g.Expect(w).To(Equal(writes{patches: 1}))
+	g.Expect(*w).To(Equal(writes{patches: 1}))
 }
 
 func TestTheListRecordsOnlyThisPeersCopies(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	mine := LocalEvent(providerEvent(), localPod(), "milan")
+	mine := milanCopy()
 	naples := LocalEvent(providerEvent(), localPod(), "naples")
 	naples.Name = "web-0.18b"
 	own := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: mine.Namespace, Name: "web-0.1"}, ReportingController: "default-scheduler"}
-	var w writes
-	r, _ := consumerWithCopies(&w, mine, naples, own)
+	r, _, _ := consumerWithCopies(mine, naples, own)
 	g.Expect(r.listCopies(ctx, mine.Namespace)).To(Succeed())
 	_, ok := r.copies.get(mine.Namespace, mine.Name)
 	g.Expect(ok).To(BeTrue())
