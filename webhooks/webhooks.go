@@ -191,7 +191,8 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 				append(rule("networking.k8s.io", "ingresses", createOrUpdate), rule("", "persistentvolumeclaims", createOrUpdate)...)...),
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: sharingv1alpha1.TwinNamespaceLabel, Operator: metav1.LabelSelectorOpExists}}},
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},
+			MatchConditions: []admissionregistrationv1.MatchCondition{twinobjects.ConsumersOnly()},
+			FailurePolicy:   ptr.To(admissionregistrationv1.Fail), SideEffects: none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{},
 		}}}
 	return mutating, validating

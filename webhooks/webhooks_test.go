@@ -50,6 +50,9 @@ func TestConfigurationsCarryTheDocumentedFailurePolicies(t *testing.T) {
 	twins := byName["twinobjects.spillway.liqo.io"]
 	g.Expect(*twins.FailurePolicy).To(Equal(admissionregistrationv1.Fail))
 	g.Expect(twins.NamespaceSelector.MatchExpressions[0].Key).To(Equal("liqo.io/twin-namespace"), "twin namespaces only")
+	g.Expect(twins.MatchConditions).To(HaveExactElements(admissionregistrationv1.MatchCondition{Name: "consumers-only",
+		Expression: `request.userInfo.username.startsWith("system:serviceaccount:liqo-tenant-")`}),
+		"the provider's own writes into twins never make the round trip")
 	var resources []string
 	for _, r := range twins.Rules {
 		resources = append(resources, r.Resources...)
