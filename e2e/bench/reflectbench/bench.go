@@ -157,6 +157,11 @@ func (b *Bench) Run(ctx context.Context, kind Kind) (Batch, error) {
 	if err := watch(ctx, b.milanDyn, kind, Namespace, remote); err != nil {
 		return Batch{}, err
 	}
+	milan, _ := b.lab.Cluster("milan")
+	before, err := providerWrites(ctx, milan, kind.Resource.Resource)
+	if err != nil {
+		return Batch{}, err
+	}
 	fmt.Fprintf(b.log, "reflectbench: updating %d %ss at %g/s\n", n, kind.Name, b.cfg.QPS)
 	sent, err := bump(ctx, b.romeDyn, kind, Namespace, n, revisionOf(1), b.cfg.QPS)
 	if err != nil {
@@ -168,7 +173,11 @@ func (b *Bench) Run(ctx context.Context, kind Kind) (Batch, error) {
 		case <-ctx.Done(): // the sample counts the missing ones as unfinished
 		}
 	}
-	return Batch{Kind: kind.Name, Objects: n, Vanilla: sample(sent, local), Reflected: sample(sent, remote)}, nil
+	after, err := providerWrites(ctx, milan, kind.Resource.Resource)
+	if err != nil {
+		return Batch{}, err
+	}
+	return Batch{Kind: kind.Name, Objects: n, Vanilla: sample(sent, local), Reflected: sample(sent, remote), Provider: after.since(before)}, nil
 }
 
 // Down stops the lab.

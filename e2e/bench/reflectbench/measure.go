@@ -85,6 +85,8 @@ type Batch struct {
 	Objects   int
 	Vanilla   podbench.Sample
 	Reflected podbench.Sample
+	// Provider is milan's API server's account of the copies' updates.
+	Provider ProviderWrites
 }
 
 // bump writes revision to every object at qps, returning when each was sent.

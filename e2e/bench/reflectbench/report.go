@@ -37,6 +37,15 @@ func Table(w io.Writer, batches []Batch) {
 			podbench.Ratio(r.P50, v.P50), podbench.Ratio(r.P99, v.P99), r.Unfinished)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(w, "\nmilan's API server during the updates: the copies' PUTs, and the validating webhooks' calls on UPDATE")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tPUTs\tmean\tover 5 ms\twebhook calls\tmean\tover 5 ms\t")
+	for _, b := range batches {
+		p := b.Provider
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f ms\t%.1f %%\t%.0f\t%.2f ms\t%.1f %%\t\n", b.Kind, p.Puts.Count, p.Puts.MeanMs(), 100*p.Puts.SlowShare(),
+			p.Webhooks.Count, p.Webhooks.MeanMs(), 100*p.Webhooks.SlowShare())
+	}
+	_ = tw.Flush()
 }
 
 func ms(d time.Duration) string {
@@ -55,13 +64,23 @@ type Reported struct {
 	ReflectedP50 float64 `json:"reflectedP50Ms"`
 	ReflectedP99 float64 `json:"reflectedP99Ms"`
 	Unfinished   int     `json:"unfinished"`
+	// The provider's side of the copies' updates (ProviderWrites).
+	ProviderPuts             float64 `json:"providerPuts"`
+	ProviderPutMeanMs        float64 `json:"providerPutMeanMs"`
+	ProviderPutSlowShare     float64 `json:"providerPutOver5msShare"`
+	ProviderWebhookCalls     float64 `json:"providerWebhookCalls"`
+	ProviderWebhookMeanMs    float64 `json:"providerWebhookMeanMs"`
+	ProviderWebhookSlowShare float64 `json:"providerWebhookOver5msShare"`
 }
 
 // Report is the JSON form of a batch.
 func Report(b Batch) Reported {
 	v, r := podbench.Summarize(b.Vanilla), podbench.Summarize(b.Reflected)
 	f := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	return Reported{Kind: b.Kind, Objects: b.Objects, VanillaP50: f(v.P50), VanillaP99: f(v.P99), ReflectedP50: f(r.P50), ReflectedP99: f(r.P99), Unfinished: r.Unfinished}
+	p := b.Provider
+	return Reported{Kind: b.Kind, Objects: b.Objects, VanillaP50: f(v.P50), VanillaP99: f(v.P99), ReflectedP50: f(r.P50), ReflectedP99: f(r.P99), Unfinished: r.Unfinished,
+		ProviderPuts: p.Puts.Count, ProviderPutMeanMs: p.Puts.MeanMs(), ProviderPutSlowShare: p.Puts.SlowShare(),
+		ProviderWebhookCalls: p.Webhooks.Count, ProviderWebhookMeanMs: p.Webhooks.MeanMs(), ProviderWebhookSlowShare: p.Webhooks.SlowShare()}
 }
 
 // Plot draws p50 and p99 bars, vanilla and reflected, per kind, as SVG.
