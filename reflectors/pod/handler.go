@@ -122,6 +122,9 @@ type Handler struct {
 	// when virtual-kubelet last called DeletePod.
 	deletedLocally map[string]localDeletion
 	lastDeletePod  time.Time
+	// lastCreatePod: when virtual-kubelet last called CreatePod (see
+	// queuedForCreate).
+	lastCreatePod time.Time
 
 	// ShadowPods (by UID) whose local pod the previous and the current resync
 	// pass found missing; only the resync's goroutine uses them.
@@ -146,6 +149,7 @@ func (h *Handler) nodeName() string {
 // is kept Pending with reason OffloadingBackOff and retried; a write the
 // provider did not take is retried (RetryPending) and nil returned.
 func (h *Handler) CreatePod(ctx context.Context, pod *corev1.Pod) error {
+	h.noteCreatePod()
 	h.remember(pod)
 	h.retryOnFailure(pod, h.sync(ctx, pod))
 	return nil

@@ -97,7 +97,8 @@ func (h *Handler) resync(ctx context.Context, cache client.Reader, local corev1c
 // ShadowPods: a pod the cache shows started had its ShadowPod written
 // before, so the list that follows holds it unless it was deleted. The
 // watched ShadowPods (TwinWatcher.ShadowPods) may trail that write; a live
-// pod whose ShadowPod they miss is checked with the provider first.
+// pod whose ShadowPod they miss is checked with the provider first, unless
+// virtual-kubelet's queue has yet to hand it to CreatePod (queuedForCreate).
 func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local corev1client.PodsGetter, localNs, remoteNs string, interval time.Duration) error {
 	// Every pass reads every offloaded pod of the twin on both sides, so
 	// neither read copies more than the verdicts use (issue 17: at 10,000
@@ -122,13 +123,14 @@ func (h *Handler) resyncTwin(ctx context.Context, cache client.Reader, local cor
 			return err
 		}
 	}
-	seen := make(map[string]bool, len(shadows))
+	seen, now := make(map[string]bool, len(shadows)), time.Now()
 	for _, sp := range shadows {
 		seen[sp.Name] = true
 		h.settleShadowPod(ctx, local, sp, byName[sp.Name], localNs, interval)
 	}
 	for name, p := range byName {
-		if seen[name] || !live(p) || h.writtenElsewhere(p) || (watched && h.shadowPodExists(ctx, remoteNs, name)) {
+		if seen[name] || !live(p) || h.writtenElsewhere(p) || h.queuedForCreate(p, now, interval) ||
+			(watched && h.shadowPodExists(ctx, remoteNs, name)) {
 			continue
 		}
 		h.recoverMissing(ctx, local, p)

@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package pod
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	metadatafake "k8s.io/client-go/metadata/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+)
+
+func TestLeaveToCreatePod(t *testing.T) {
+	const interval = 10 * time.Second
+	never := 1000 * time.Hour
+	for _, tt := range []struct {
+		name                       string
+		sinceBound, sinceCreatePod time.Duration
+		want                       bool
+	}{
+		{"bound within the interval, CreatePod never called", 3 * time.Second, never, true},
+		{"bound earlier, the queue still draining", time.Minute, 2 * time.Second, true},
+		{"bound earlier, the queue idle", time.Minute, never, false},
+		{"bound past the patience, the queue still draining", createPodPatience + time.Second, time.Second, false},
+	} {
+		if got := leaveToCreatePod(tt.sinceBound, tt.sinceCreatePod, interval); got != tt.want {
+			t.Errorf("%s: leaveToCreatePod = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A pass of the resync leaves to virtual-kubelet's queue a pod the queue has
+// not handed to the handler yet: no read of the provider, no ShadowPod. The
+// pods whose ShadowPod is really missing still get one: one the queue
+// handed (its ShadowPod deleted since), one that ran, and one bound long ago
+// while the queue is idle.
+func TestResyncLeavesToTheQueueThePodsItHasNotHandedYet(t *testing.T) {
+	g := NewWithT(t)
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	now := time.Now()
+	bound := func(name string, ago time.Duration) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID("uid-" + name)},
+			Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+			Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled,
+				Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-ago))}}}}
+	}
+	queued, handed, ran, stuck := bound("queued", time.Second), bound("handed", time.Second), bound("ran", time.Second), bound("stuck", time.Hour)
+	ran.Status.Phase = corev1.PodRunning
+	reads, creates := map[string]int{}, map[string]int{}
+	remote := fake.NewClientBuilder().WithScheme(s).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			reads[key.Name]++
+			return c.Get(ctx, key, obj, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			creates[obj.GetName()]++
+			return c.Create(ctx, obj, opts...)
+		},
+	}).Build()
+	pods := []client.Object{queued, handed, ran, stuck}
+	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(pods...).Build()
+	localAPI := kubefake.NewClientset(queued, handed, ran, stuck)
+	metaScheme := metadatafake.NewTestScheme()
+	utilruntime.Must(metav1.AddMetaToScheme(metaScheme))
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan",
+		Namespaces: func(context.Context, string) (string, error) { return "demo-rome", nil },
+		Twins: &TwinWatcher{Provider: kubefake.NewClientset(), LocalClusterID: "rome-id",
+			Shadows: metadatafake.NewSimpleMetadataClient(metaScheme)}}
+	h.Twins.Watch("demo-rome", "demo")
+	defer h.Twins.Stop()
+	g.Eventually(func() bool { _, ok := h.Twins.ShadowPods("demo", "demo-rome"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
+	h.remember(handed) // CreatePod had it; its ShadowPod has gone since
+
+	h.resync(context.Background(), localCache, localAPI.CoreV1(), time.Minute)
+	g.Expect(reads["queued"]).To(BeZero(), "the provider was asked for the ShadowPod of a pod the queue has yet to create")
+	g.Expect(creates["queued"]).To(BeZero(), "the resync wrote the ShadowPod of a pod the queue has yet to create")
+	for _, p := range []*corev1.Pod{handed, ran, stuck} {
+		g.Expect(creates[p.Name]).To(Equal(1), "%s's missing ShadowPod is written again", p.Name)
+	}
+}
