@@ -183,12 +183,13 @@ func eachCounter(r io.Reader, name string, f func(labels map[string]string, v fl
 		return fmt.Errorf("metrics have no %s", name)
 	}
 	for _, m := range fam.GetMetric() {
-		f(metricLabels(m), m.GetCounter().GetValue())
+		f(MetricLabels(m), m.GetCounter().GetValue())
 	}
 	return nil
 }
 
-func metricLabels(m *dto.Metric) map[string]string {
+// MetricLabels are a parsed metric's labels by name.
+func MetricLabels(m *dto.Metric) map[string]string {
 	out := map[string]string{}
 	for _, lp := range m.GetLabel() {
 		out[lp.GetName()] = lp.GetValue()

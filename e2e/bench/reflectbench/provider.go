@@ -22,10 +22,10 @@ import (
 	"io"
 	"strings"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/spillway-dev/spillway/e2e/bench/podbench"
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
 
@@ -83,7 +83,7 @@ func parseProviderWrites(r io.Reader, resource string) (ProviderWrites, error) {
 	}
 	add := func(into *latencies, family string, match func(map[string]string) bool) {
 		for _, m := range families[family].GetMetric() {
-			if !match(labelsOf(m)) {
+			if !match(podbench.MetricLabels(m)) {
 				continue
 			}
 			h := m.GetHistogram()
@@ -103,14 +103,6 @@ func parseProviderWrites(r io.Reader, resource string) (ProviderWrites, error) {
 		return l["operation"] == "UPDATE" && l["type"] == "validating"
 	})
 	return p, nil
-}
-
-func labelsOf(m *dto.Metric) map[string]string {
-	out := map[string]string{}
-	for _, lp := range m.GetLabel() {
-		out[lp.GetName()] = lp.GetValue()
-	}
-	return out
 }
 
 // providerWrites reads c's API server's figures for resource now.
