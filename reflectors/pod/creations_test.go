@@ -29,7 +29,6 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	metadatafake "k8s.io/client-go/metadata/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -89,15 +88,7 @@ func TestResyncLeavesToTheQueueThePodsItHasNotHandedYet(t *testing.T) {
 	pods := []client.Object{queued, handed, ran, stuck}
 	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(pods...).Build()
 	localAPI := kubefake.NewClientset(queued, handed, ran, stuck)
-	metaScheme := metadatafake.NewTestScheme()
-	utilruntime.Must(metav1.AddMetaToScheme(metaScheme))
-	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan",
-		Namespaces: func(context.Context, string) (string, error) { return "demo-rome", nil },
-		Twins: &TwinWatcher{Provider: kubefake.NewClientset(), LocalClusterID: "rome-id",
-			Shadows: metadatafake.NewSimpleMetadataClient(metaScheme)}}
-	h.Twins.Watch("demo-rome", "demo")
-	defer h.Twins.Stop()
-	g.Eventually(func() bool { _, ok := h.Twins.ShadowPods("demo", "demo-rome"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
+	h := handlerWatchingShadowPods(t, remote)
 	h.remember(handed) // CreatePod had it; its ShadowPod has gone since
 
 	h.resync(context.Background(), localCache, localAPI.CoreV1(), time.Minute)

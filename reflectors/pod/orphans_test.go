@@ -333,15 +333,7 @@ func TestResyncWorksFromTheWatchedShadowPods(t *testing.T) {
 	}).Build()
 	localCache := fake.NewClientBuilder().WithScheme(s).WithObjects(local("fresh"), local("lost"), local("unlabelled")).Build()
 	localAPI := kubefake.NewClientset(local("fresh"), local("lost"), local("unlabelled"))
-	metaScheme := metadatafake.NewTestScheme()
-	utilruntime.Must(metav1.AddMetaToScheme(metaScheme))
-	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan",
-		Namespaces: func(context.Context, string) (string, error) { return "demo-rome", nil },
-		Twins: &TwinWatcher{Provider: kubefake.NewClientset(), LocalClusterID: "rome-id",
-			Shadows: metadatafake.NewSimpleMetadataClient(metaScheme, watched("orphan"))}}
-	h.Twins.Watch("demo-rome", "demo")
-	defer h.Twins.Stop()
-	g.Eventually(func() bool { _, ok := h.Twins.ShadowPods("demo", "demo-rome"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
+	h := handlerWatchingShadowPods(t, remote, watched("orphan"))
 
 	for range 2 { // the second pass confirms the orphan with the local API server
 		h.resync(context.Background(), localCache, localAPI.CoreV1(), time.Minute)
@@ -356,4 +348,21 @@ func TestResyncWorksFromTheWatchedShadowPods(t *testing.T) {
 	g.Expect(relabelled.Labels).To(HaveKeyWithValue(sharingv1alpha1.OriginClusterIDLabel, "rome-id"), "written again, so relabelled")
 	g.Expect(relabelled.UID).To(Equal(unlabelled.UID), "adopted in place, not replaced")
 	g.Expect(creates).To(Equal(2), "lost's ShadowPod once (the second pass finds it on the provider) and unlabelled's attempt; none for fresh")
+}
+
+// handlerWatchingShadowPods is rome's handler for milan with the twin
+// demo → demo-rome watched, its ShadowPods those given (metadata), once the
+// watch has listed them; the watch stops with the test.
+func handlerWatchingShadowPods(t *testing.T, remote client.Client, shadows ...runtime.Object) *Handler {
+	t.Helper()
+	metaScheme := metadatafake.NewTestScheme()
+	utilruntime.Must(metav1.AddMetaToScheme(metaScheme))
+	h := &Handler{Remote: remote, LocalClusterID: "rome-id", ClusterName: "milan",
+		Namespaces: func(context.Context, string) (string, error) { return "demo-rome", nil },
+		Twins: &TwinWatcher{Provider: kubefake.NewClientset(), LocalClusterID: "rome-id",
+			Shadows: metadatafake.NewSimpleMetadataClient(metaScheme, shadows...)}}
+	h.Twins.Watch("demo-rome", "demo")
+	t.Cleanup(h.Twins.Stop)
+	NewWithT(t).Eventually(func() bool { _, ok := h.Twins.ShadowPods("demo", "demo-rome"); return ok }).WithTimeout(5 * time.Second).Should(BeTrue())
+	return h
 }
