@@ -27,6 +27,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spillway-dev/spillway/webhooks/twinobjects"
 )
 
 // Who removes the webhook configurations when Spillway is uninstalled.
@@ -75,7 +77,8 @@ func ownedBy(role *rbacv1.ClusterRole) []metav1.OwnerReference {
 	return []metav1.OwnerReference{{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole", Name: role.Name, UID: role.UID}}
 }
 
-// publisher writes both configurations with the current bundle and owner.
+// publisher writes both configurations with the current bundle and owner,
+// and the twins' EndpointSlice policy.
 // It remembers whether it ever published them owned: once the owner is gone
 // after that, the install is being pruned, and republishing would put back,
 // unowned, a Fail-policy pod webhook that then outlives this manager.
@@ -97,40 +100,65 @@ func (p *publisher) publish(ctx context.Context, ca []byte) error {
 			"clusterRole", p.options.OwnerClusterRole)
 		return nil
 	}
-	wantM, wantV := Configurations(p.options, ca)
+	wantM, wantV := Configurations(p.options, ca, p.slicePolicyInForce(ctx, owners))
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantM.Name}}
-	if err := p.write(ctx, m, owners, func() { m.Webhooks = wantM.Webhooks }); err != nil {
+	if _, err := p.write(ctx, m, owners, func() { m.Webhooks = wantM.Webhooks }); err != nil {
 		return fmt.Errorf("publishing MutatingWebhookConfiguration %s: %w", m.Name, err)
 	}
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: wantV.Name}}
-	if err := p.write(ctx, v, owners, func() { v.Webhooks = wantV.Webhooks }); err != nil {
+	if _, err := p.write(ctx, v, owners, func() { v.Webhooks = wantV.Webhooks }); err != nil {
 		return fmt.Errorf("publishing ValidatingWebhookConfiguration %s: %w", v.Name, err)
 	}
 	return nil
 }
 
+// slicePolicyInForce publishes twinobjects.SlicePolicy and its binding, and
+// reports whether they were already in place, as wanted, before this pass:
+// only then does the webhook stop judging the twins' EndpointSlices. The API
+// server enforces a new or changed policy a moment after storing it, so for
+// one interval both judge and no slice goes unjudged. Where the API server
+// refuses the policy (admission policies disabled, or a Kubernetes too old
+// for its CEL), the webhook keeps judging slices and every pass says why.
+func (p *publisher) slicePolicyInForce(ctx context.Context, owners []metav1.OwnerReference) bool {
+	wantP, wantB := twinobjects.SlicePolicy(p.options.ProviderRanges)
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: wantP.Name}}
+	policyChanged, err := p.write(ctx, policy, owners, func() { policy.Spec = wantP.Spec })
+	bindingChanged := false
+	if err == nil {
+		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: wantB.Name}}
+		bindingChanged, err = p.write(ctx, binding, owners, func() { binding.Spec = wantB.Spec })
+	}
+	if err != nil {
+		ctrl.Log.WithName("webhooks").Error(err, "the API server did not take the policy for the twins' EndpointSlices: the twin objects webhook keeps judging them",
+			"validatingAdmissionPolicy", wantP.Name)
+		return false
+	}
+	return !policyChanged && !bindingChanged
+}
+
 // write creates or updates one configuration, unless its owner is gone: a
 // manager that never saw the owner (restarted while the install is pruned)
 // must not strip the reference the garbage collector is about to act on.
-func (p *publisher) write(ctx context.Context, obj client.Object, owners []metav1.OwnerReference, setWebhooks func()) error {
+// It reports whether it wrote.
+func (p *publisher) write(ctx context.Context, obj client.Object, owners []metav1.OwnerReference, setSpec func()) (bool, error) {
 	err := p.client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	switch {
 	case apierrors.IsNotFound(err):
-		setWebhooks()
+		setSpec()
 		obj.SetOwnerReferences(owners)
-		return p.client.Create(ctx, obj)
+		return true, p.client.Create(ctx, obj)
 	case err != nil:
-		return err
+		return false, err
 	case owners == nil && ownerGone(obj.GetOwnerReferences(), p.options.OwnerClusterRole):
-		return nil
+		return false, nil
 	}
 	before := obj.DeepCopyObject()
-	setWebhooks()
+	setSpec()
 	obj.SetOwnerReferences(owners)
 	if equality.Semantic.DeepEqual(before, obj) {
-		return nil
+		return false, nil
 	}
-	return p.client.Update(ctx, obj)
+	return true, p.client.Update(ctx, obj)
 }
 
 // ownerGone reports whether refs name the install's ClusterRole, read as

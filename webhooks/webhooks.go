@@ -110,7 +110,7 @@ func (o Options) Hosts() ([]string, error) {
 	return []string{svc, svc + ".svc", svc + ".svc.cluster.local"}, nil
 }
 
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations;validatingwebhookconfigurations,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations;validatingwebhookconfigurations;validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=sharing.liqo.io,resources=resourceoffers,verbs=get;list;watch
@@ -154,8 +154,11 @@ func (o Options) clientConfig(path string, ca []byte) admissionregistrationv1.We
 		Namespace: o.Namespace, Name: o.ServiceName, Path: ptr.To(path), Port: ptr.To(int32(443))}}
 }
 
-// Configurations are the webhook configurations for a CA bundle.
-func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
+// Configurations are the webhook configurations for a CA bundle. The twin
+// objects webhook is sent the twins' EndpointSlices only when slicesByPolicy
+// is false: the API server did not take twinobjects.SlicePolicy (too old, or
+// admission policies disabled), so the webhook's handler judges them.
+func Configurations(o Options, ca []byte, slicesByPolicy bool) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	none := ptr.To(admissionregistrationv1.SideEffectClassNone)
 	create := []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
 	createOrUpdate := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
@@ -172,6 +175,10 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 			SideEffects:        none, TimeoutSeconds: ptr.To(int32(5)), AdmissionReviewVersions: []string{"v1"},
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{},
 		}}}
+	twinRules := append(rule("", "services", createOrUpdate), append(rule("networking.k8s.io", "ingresses", createOrUpdate), rule("", "persistentvolumeclaims", createOrUpdate)...)...)
+	if !slicesByPolicy {
+		twinRules = append(twinRules, rule("discovery.k8s.io", "endpointslices", createOrUpdate)...)
+	}
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: ValidatingConfigurationName},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name: "namespaceoffloading.spillway.liqo.io", ClientConfig: o.clientConfig(namespaceoffloading.Path, ca),
@@ -187,8 +194,7 @@ func Configurations(o Options, ca []byte) (*admissionregistrationv1.MutatingWebh
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ObjectSelector: &metav1.LabelSelector{},
 		}, {
 			Name: "twinobjects.spillway.liqo.io", ClientConfig: o.clientConfig(twinobjects.Path, ca),
-			Rules: append(append(rule("", "services", createOrUpdate), rule("discovery.k8s.io", "endpointslices", createOrUpdate)...),
-				append(rule("networking.k8s.io", "ingresses", createOrUpdate), rule("", "persistentvolumeclaims", createOrUpdate)...)...),
+			Rules: twinRules,
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: sharingv1alpha1.TwinNamespaceLabel, Operator: metav1.LabelSelectorOpExists}}},
 			MatchConditions: []admissionregistrationv1.MatchCondition{twinobjects.ConsumersOnly()},

@@ -18,23 +18,27 @@ package webhooks
 
 import (
 	"context"
+	"net/netip"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 func TestConfigurationsCarryTheDocumentedFailurePolicies(t *testing.T) {
 	g := NewWithT(t)
-	m, v := Configurations(Options{Namespace: "liqo", ServiceName: "spillway-webhook"}, []byte("CA"))
+	m, v := Configurations(Options{Namespace: "liqo", ServiceName: "spillway-webhook"}, []byte("CA"), false)
 	pod := m.Webhooks[0]
 	g.Expect(*pod.FailurePolicy).To(Equal(admissionregistrationv1.Fail))
 	g.Expect(pod.NamespaceSelector.MatchLabels).To(Equal(map[string]string{"liqo.io/scheduling-enabled": "true"}),
@@ -53,11 +57,85 @@ func TestConfigurationsCarryTheDocumentedFailurePolicies(t *testing.T) {
 	g.Expect(twins.MatchConditions).To(HaveExactElements(admissionregistrationv1.MatchCondition{Name: "consumers-only",
 		Expression: `request.userInfo.username.startsWith("system:serviceaccount:liqo-tenant-")`}),
 		"the provider's own writes into twins never make the round trip")
+	g.Expect(twinResources(v)).To(ConsistOf("services", "endpointslices", "ingresses", "persistentvolumeclaims"))
+	_, v = Configurations(Options{Namespace: "liqo", ServiceName: "spillway-webhook"}, []byte("CA"), true)
+	g.Expect(twinResources(v)).To(ConsistOf("services", "ingresses", "persistentvolumeclaims"),
+		"with the API server's policy in force, slices make no round trip")
+}
+
+// twinResources are the resources the twin objects webhook is sent.
+func twinResources(v *admissionregistrationv1.ValidatingWebhookConfiguration) []string {
 	var resources []string
-	for _, r := range twins.Rules {
-		resources = append(resources, r.Resources...)
+	for _, w := range v.Webhooks {
+		if w.Name != "twinobjects.spillway.liqo.io" {
+			continue
+		}
+		for _, r := range w.Rules {
+			resources = append(resources, r.Resources...)
+		}
 	}
-	g.Expect(resources).To(ConsistOf("services", "endpointslices", "ingresses", "persistentvolumeclaims"))
+	return resources
+}
+
+// The webhook lets go of the twins' EndpointSlices only once the policy has
+// been in place, as wanted, for a whole interval: the API server enforces a
+// policy a moment after storing it, and no slice may go unjudged meanwhile.
+func TestSlicesLeaveTheWebhookOneIntervalAfterThePolicyIsInPlace(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	pub := &publisher{client: c, options: Options{Namespace: "liqo", ServiceName: "spillway-webhook",
+		ProviderRanges: []netip.Prefix{netip.MustParsePrefix("10.200.0.0/16")}}}
+	published := func() []string {
+		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Name: ValidatingConfigurationName}, v)).To(Succeed())
+		return twinResources(v)
+	}
+
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	g.Expect(published()).To(ContainElement("endpointslices"), "the policy was only just created")
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: "spillway-twin-endpointslices"}, policy)).To(Succeed())
+	g.Expect(policy.Spec.Variables[0].Expression).To(Equal(`["10.200.0.0/16"]`))
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: "spillway-twin-endpointslices"}, binding)).To(Succeed())
+	g.Expect(binding.Spec.ValidationActions).To(ConsistOf(admissionregistrationv1.Deny))
+
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	g.Expect(published()).NotTo(ContainElement("endpointslices"), "the policy was in place for a whole interval")
+
+	// A manager restarted with other ranges changes the policy: the webhook
+	// judges slices again until the change has been in place for an interval.
+	pub.options.ProviderRanges = []netip.Prefix{netip.MustParsePrefix("10.201.0.0/16")}
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	g.Expect(published()).To(ContainElement("endpointslices"))
+	g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+	g.Expect(published()).NotTo(ContainElement("endpointslices"))
+}
+
+// An API server without admission policies refuses the policy: the webhook
+// keeps judging slices, and the other configurations are still published.
+func TestSlicesStayWithTheWebhookWhereThePolicyIsRefused(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	refuse := interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if _, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok {
+			return &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}}
+		}
+		return c.Create(ctx, obj, opts...)
+	}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(refuse).Build()
+	pub := &publisher{client: c, options: Options{Namespace: "liqo", ServiceName: "spillway-webhook"}}
+	for range 2 {
+		g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
+		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Name: ValidatingConfigurationName}, v)).To(Succeed())
+		g.Expect(twinResources(v)).To(ContainElement("endpointslices"))
+	}
 }
 
 func TestOptionsHosts(t *testing.T) {
