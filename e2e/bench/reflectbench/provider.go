@@ -60,9 +60,11 @@ func (l latencies) SlowShare() float64 {
 
 // ProviderWrites is what milan's API server measured of one batch's copy
 // updates: its PUTs of the kind, and the calls its validating webhooks made
-// on UPDATEs (the provider's twin objects webhook judges a consumer's
-// EndpointSlices, not its ConfigMaps). The difference between two kinds'
-// reflected latencies that is not the API server's own is in these.
+// on UPDATEs. Neither kind's copies go to a webhook once the twins'
+// EndpointSlice policy is in force (the API server judges slices in
+// process, inside the PUT); before it, the twin objects webhook judged
+// every slice, and the difference between the two kinds' reflected
+// latencies was in its calls.
 type ProviderWrites struct {
 	Puts     latencies
 	Webhooks latencies
