@@ -27,7 +27,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -63,6 +62,12 @@ func TestConfigurationsCarryTheDocumentedFailurePolicies(t *testing.T) {
 		"with the API server's policy in force, slices make no round trip")
 }
 
+// fakeAPIServer is a fake client of client-go's kinds, the webhook and
+// admission policy configurations among them, calling funcs where set.
+func fakeAPIServer(funcs interceptor.Funcs) client.WithWatch {
+	return fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithInterceptorFuncs(funcs).Build()
+}
+
 // twinResources are the resources the twin objects webhook is sent.
 func twinResources(v *admissionregistrationv1.ValidatingWebhookConfiguration) []string {
 	var resources []string
@@ -83,9 +88,7 @@ func twinResources(v *admissionregistrationv1.ValidatingWebhookConfiguration) []
 func TestSlicesLeaveTheWebhookOneIntervalAfterThePolicyIsInPlace(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	c := fakeAPIServer(interceptor.Funcs{})
 	pub := &publisher{client: c, options: Options{Namespace: "liqo", ServiceName: "spillway-webhook",
 		ProviderRanges: []netip.Prefix{netip.MustParsePrefix("10.200.0.0/16")}}}
 	published := func() []string {
@@ -120,15 +123,13 @@ func TestSlicesLeaveTheWebhookOneIntervalAfterThePolicyIsInPlace(t *testing.T) {
 func TestSlicesStayWithTheWebhookWhereThePolicyIsRefused(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	refuse := interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 		if _, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok {
 			return &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}}
 		}
 		return c.Create(ctx, obj, opts...)
 	}}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(refuse).Build()
+	c := fakeAPIServer(refuse)
 	pub := &publisher{client: c, options: Options{Namespace: "liqo", ServiceName: "spillway-webhook"}}
 	for range 2 {
 		g.Expect(pub.publish(ctx, []byte("CA"))).To(Succeed())
@@ -153,9 +154,7 @@ func TestOptionsHosts(t *testing.T) {
 func TestPublishedConfigurationsAreOwnedByTheInstallsClusterRole(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	c := fakeAPIServer(interceptor.Funcs{})
 	o := Options{Namespace: "liqo", ServiceName: "spillway-webhook", OwnerClusterRole: "spillway-controller"}
 	pub := &publisher{client: c, options: o}
 	owners := func() ([]metav1.OwnerReference, []metav1.OwnerReference) {
@@ -206,9 +205,7 @@ func TestPublishedConfigurationsAreOwnedByTheInstallsClusterRole(t *testing.T) {
 func TestConfigurationsWhoseOwnerIsPrunedAreLeftToTheGarbageCollector(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	c := fakeAPIServer(interceptor.Funcs{})
 	o := Options{Namespace: "liqo", ServiceName: "spillway-webhook", OwnerClusterRole: "spillway-controller"}
 	pub := &publisher{client: c, options: o}
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "spillway-controller", UID: "first"}}
