@@ -14,12 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package twinobjects is the provider's validating webhook of the Services,
+// Package twinobjects is the provider's admission of the Services,
 // EndpointSlices, Ingresses and PersistentVolumeClaims its consumers write
 // into their twin namespaces (policies.TwinServiceProblem and its siblings,
-// and policies.TwinClaimProblem, say what is refused and why). Only consumers are judged: the provider's own
-// controllers, such as its EndpointSlice controller, write into twins too,
-// with addresses of the provider's pods.
+// and policies.TwinClaimProblem, say what is refused and why): a validating
+// webhook, and for EndpointSlices, where the API server takes it, the
+// ValidatingAdmissionPolicy SlicePolicy. Only consumers are judged: the
+// provider's own controllers, such as its EndpointSlice controller, write
+// into twins too, with addresses of the provider's pods.
 package twinobjects
 
 import (
