@@ -37,12 +37,14 @@ import (
 
 	"github.com/spillway-dev/spillway/e2e/framework"
 	"github.com/spillway-dev/spillway/webhooks"
+	"github.com/spillway-dev/spillway/webhooks/twinobjects"
 )
 
-// uninstallSpec: the webhook configurations are published by the manager,
-// not applied by Flux; they must still go when Flux prunes the install, or
-// the Fail-policy pod webhook outlives its server and blocks every pod of the
-// offloaded namespaces. It runs last in the fleet's ordered container, once
+// uninstallSpec: the webhook configurations, and the twins' EndpointSlice
+// policy and its binding, are published by the manager, not applied by Flux;
+// they must still go when Flux prunes the install, or the Fail-policy pod
+// webhook outlives its server and blocks every pod of the offloaded
+// namespaces. It runs last in the fleet's ordered container, once
 // Flux has reconciled every layer, so Flux takes the install's reconcile
 // request at once and no fleet spec sees the prune.
 func uninstallSpec() {
@@ -50,6 +52,8 @@ func uninstallSpec() {
 		return []client.Object{
 			&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: webhooks.MutatingConfigurationName}},
 			&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: webhooks.ValidatingConfigurationName}},
+			&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: twinobjects.SlicePolicyName}},
+			&admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: twinobjects.SlicePolicyName}},
 		}
 	}
 	expectOwnedBy := func(g Gomega, ctx context.Context, uid any) {
@@ -104,6 +108,15 @@ func uninstallSpec() {
 		Expect(milanC.Get(ctx, client.ObjectKey{Name: "spillway-controller"}, role)).To(Succeed())
 		Eventually(func(g Gomega) { expectOwnedBy(g, ctx, role.UID) }).WithContext(ctx).WithTimeout(time.Minute).
 			Should(Succeed(), "the running manager republishes them, owned by the new ClusterRole, at its next check")
+
+		// The slice policy came back with them: one check later it is in
+		// force and the webhook lets go of the slices (webhooks/owner.go).
+		Eventually(func(g Gomega) {
+			v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			g.Expect(milanC.Get(ctx, client.ObjectKey{Name: webhooks.ValidatingConfigurationName}, v)).To(Succeed())
+			g.Expect(v.Webhooks).To(ContainElement(And(HaveField("Name", "twinobjects.spillway.liqo.io"),
+				HaveField("Rules", Not(ContainElement(HaveField("Rule.Resources", ContainElement("endpointslices"))))))))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 
 		// Republishing every check (2 s here) writes nothing once they are right.
 		versions := func() []string {
