@@ -26,7 +26,15 @@ import (
 type ShadowPodSpec struct {
 	// Pod is the spec of the pod to create in the provider cluster, already
 	// translated by the consumer (remote names, tolerations, ...).
+	//
+	// The consumer writes it whole and nobody else writes it, so the API
+	// server tracks its ownership as one field (atomic) instead of one entry
+	// per field of the pod: the schema still types and prunes every field,
+	// but each ShadowPod's managedFields no longer repeat the pod's shape,
+	// which the provider's API server held, encoded and compared on every
+	// write of every ShadowPod (issue 17, lever 32).
 	// +required
+	// +structType=atomic
 	Pod corev1.PodSpec `json:"pod"`
 }
 
