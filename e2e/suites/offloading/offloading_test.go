@@ -185,6 +185,7 @@ var _ = Describe("pod offloading", Ordered, func() {
 		remoteUIDs = uids(runningPods(ctx, milanC, twin, app))
 	}, SpecTimeout(2*time.Minute))
 
+	fieldTrackingSpec(&twin)
 	kubeletAPISpecs(ns, app, &twin)
 	rotationSpec(ns, app, &twin)
 
