@@ -44,7 +44,7 @@ func fieldTrackingSpec(twin *string) {
 			for _, entry := range sp.ManagedFields {
 				Expect(entry.FieldsV1).NotTo(BeNil(), "ShadowPod %s: entry of %s", sp.Name, entry.Manager)
 				fields := map[string]any{}
-				Expect(json.Unmarshal(entry.FieldsV1.Raw, &fields)).To(Succeed())
+				Expect(json.Unmarshal(entry.FieldsV1.GetRawBytes(), &fields)).To(Succeed())
 				spec, ok := fields["f:spec"].(map[string]any)
 				if !ok {
 					continue
