@@ -18,6 +18,7 @@ package shadowpod
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/fluxcd/pkg/apis/meta"
@@ -25,6 +26,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
@@ -145,6 +148,44 @@ func TestAWriteForAShadowPodOfTheSameNameIsNotAnEcho(t *testing.T) {
 	g.Expect(l.echoes(key, "second", virtualkubeletv1alpha1.ShadowPodStatus{}, pending)).To(BeFalse(), "a new ShadowPod under the old name")
 	l.forget(key)
 	g.Expect(l.echoes(key, "first", virtualkubeletv1alpha1.ShadowPodStatus{}, pending)).To(BeFalse())
+}
+
+// The provider's hottest write sends the status alone and asks for metadata
+// back (lever 33): the object it patches through is metadata-only, so the
+// client neither marshals the ShadowPod's pod nor decodes the ShadowPod the
+// API server answers with, and the patch names nothing but the status.
+func TestTheStatusWriteSendsTheStatusAloneForMetadataBack(t *testing.T) {
+	sp := newShadowPod("web")
+	var sent []client.Object
+	var bodies [][]byte
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(newTwin(), sp).
+		WithStatusSubresource(&virtualkubeletv1alpha1.ShadowPod{}).
+		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			data, err := patch.Data(obj)
+			if err != nil {
+				return err
+			}
+			sent, bodies = append(sent, obj), append(bodies, data)
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		}}).Build()
+	e := &env{t: t, g: NewWithT(t), c: c, r: &ShadowPodReconciler{Client: c}}
+	g := e.g
+	e.mustReconcile(sp)
+	e.kubelet(sp, corev1.PodRunning, true)
+	_, got := e.mustReconcile(sp)
+	g.Expect(got.Status.Phase).To(Equal(corev1.PodRunning), "the patch reached the stored status")
+	g.Expect(condition(got, meta.ReadyCondition).Reason).To(Equal(PodReadyReason))
+
+	g.Expect(sent).To(HaveLen(1))
+	g.Expect(sent[0]).To(BeAssignableToTypeOf(&metav1.PartialObjectMetadata{}), "the answer is decoded as metadata only")
+	var patch map[string]json.RawMessage
+	g.Expect(json.Unmarshal(bodies[0], &patch)).To(Succeed())
+	g.Expect(patch).To(HaveLen(1))
+	g.Expect(patch).To(HaveKey("status"))
+	var status map[string]json.RawMessage
+	g.Expect(json.Unmarshal(patch["status"], &status)).To(Succeed())
+	g.Expect(status).To(HaveKey("phase"))
+	g.Expect(status).To(HaveKey("conditions"))
 }
 
 func ptrTo[T any](v T) *T { return &v }

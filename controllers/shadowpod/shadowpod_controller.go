@@ -100,7 +100,9 @@ func (r *ShadowPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 // lastWrites), nor when it would be a ShadowPod's first status and says only
 // that the pod is starting (see firstReportCanWait). There is a ShadowPod
 // per offloaded pod, so this is the provider's hottest write: Flux's patch
-// helper would send conditions and the other status fields as two requests.
+// helper would send conditions and the other status fields as two requests,
+// and the patch is built from the status alone and answered with metadata
+// only (see statusPatchFor).
 func (r *ShadowPodReconciler) writeStatus(ctx context.Context, before *virtualkubeletv1alpha1.ShadowPod, s *scope) error {
 	sp := s.shadowPod
 	fluxstatus.Settle(sp)
@@ -109,7 +111,11 @@ func (r *ShadowPodReconciler) writeStatus(ctx context.Context, before *virtualku
 		firstReportCanWait(before.Status, sp.Status, s.podMerelyStarting) {
 		return nil
 	}
-	if err := r.Status().Patch(ctx, sp, client.MergeFrom(before), client.FieldOwner(fieldOwner)); err != nil {
+	patch, target, err := statusPatchFor(sp, before.Status, sp.Status)
+	if err != nil {
+		return fmt.Errorf("patching status of ShadowPod %s/%s: %w", sp.Namespace, sp.Name, err)
+	}
+	if err := r.Status().Patch(ctx, target, patch, client.FieldOwner(fieldOwner)); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.written.forget(key)
 		}

@@ -17,11 +17,14 @@ limitations under the License.
 package shadowpod
 
 import (
+	"encoding/json"
 	"sync"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
@@ -84,4 +87,37 @@ func withoutTransitionTimes(s virtualkubeletv1alpha1.ShadowPodStatus) virtualkub
 		out.Conditions[i].LastTransitionTime = metav1.Time{}
 	}
 	return out
+}
+
+// statusPatchFor is the status write of sp from before to after: a JSON merge
+// patch of the status alone, sent for a metadata-only object. The status
+// subresource keeps nothing of a request but its status, so marshalling and
+// diffing the whole ShadowPod (its pod included) as client.MergeFrom does
+// changed nothing the API server stores; and a typed object would have the
+// client decode the whole ShadowPod the server answers with, which nothing
+// reads (the status just written is known). A PartialObjectMetadata goes
+// through controller-runtime's metadata client, which asks for the answer as
+// metadata. Issue 17, lever 33: about 0.9 s of the provider's manager per
+// 3,000 pods.
+func statusPatchFor(sp *virtualkubeletv1alpha1.ShadowPod, before, after virtualkubeletv1alpha1.ShadowPodStatus) (client.Patch, *metav1.PartialObjectMetadata, error) {
+	type statusOnly struct {
+		Status virtualkubeletv1alpha1.ShadowPodStatus `json:"status"`
+	}
+	from, err := json.Marshal(statusOnly{before})
+	if err != nil {
+		return nil, nil, err
+	}
+	to, err := json.Marshal(statusOnly{after})
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := jsonpatch.CreateMergePatch(from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	target := &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: virtualkubeletv1alpha1.GroupVersion.String(), Kind: "ShadowPod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: sp.Namespace, Name: sp.Name},
+	}
+	return client.RawPatch(types.MergePatchType, data), target, nil
 }

@@ -21,12 +21,19 @@ package offloading_test
 import (
 	"context"
 	"encoding/json"
+	"time"
 
+	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
+	"github.com/spillway-dev/spillway/controllers/fluxstatus"
+	"github.com/spillway-dev/spillway/controllers/shadowpod"
 )
 
 // fieldTrackingSpec checks what milan's API server records of who owns a
@@ -56,5 +63,38 @@ func fieldTrackingSpec(twin *string) {
 			}
 			Expect(specOwners).To(Equal(1), "ShadowPod %s: one manager, the consumer's, owns spec.pod", sp.Name)
 		}
+	})
+}
+
+// statusWriteSpec checks the provider's status write on milan's real API
+// server: it is a merge patch of the status alone, sent through the metadata
+// client (issue 17, lever 33), and must still land as the controller's own
+// status, Running and Ready, owned on the status subresource.
+func statusWriteSpec(twin *string) {
+	It("reports each running pod on its ShadowPod's status on milan", func(ctx context.Context) {
+		Eventually(func(g Gomega) {
+			sps := &virtualkubeletv1alpha1.ShadowPodList{}
+			g.Expect(milanC.List(ctx, sps, client.InNamespace(*twin))).To(Succeed())
+			g.Expect(sps.Items).NotTo(BeEmpty())
+			for _, sp := range sps.Items {
+				g.Expect(sp.Status.Phase).To(Equal(corev1.PodRunning), "ShadowPod %s", sp.Name)
+				ready := apimeta.FindStatusCondition(sp.Status.Conditions, meta.ReadyCondition)
+				g.Expect(ready).NotTo(BeNil(), "ShadowPod %s has no Ready condition", sp.Name)
+				g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "ShadowPod %s", sp.Name)
+				g.Expect(ready.Reason).To(Equal(shadowpod.PodReadyReason), "ShadowPod %s", sp.Name)
+				g.Expect(sp.Status.ObservedGeneration).To(Equal(sp.Generation), "ShadowPod %s", sp.Name)
+				var statusOwner *metav1.ManagedFieldsEntry
+				for i, entry := range sp.ManagedFields {
+					if entry.Manager == fluxstatus.FieldOwner && entry.Subresource == "status" {
+						statusOwner = &sp.ManagedFields[i]
+					}
+				}
+				g.Expect(statusOwner).NotTo(BeNil(), "ShadowPod %s: no status entry of %s", sp.Name, fluxstatus.FieldOwner)
+				fields := map[string]any{}
+				g.Expect(json.Unmarshal(statusOwner.FieldsV1.GetRawBytes(), &fields)).To(Succeed())
+				g.Expect(fields).To(HaveKey("f:status"))
+				g.Expect(fields).To(HaveLen(1), "ShadowPod %s: the status write owns the status alone", sp.Name)
+			}
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
 	})
 }

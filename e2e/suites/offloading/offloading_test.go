@@ -186,6 +186,7 @@ var _ = Describe("pod offloading", Ordered, func() {
 	}, SpecTimeout(2*time.Minute))
 
 	fieldTrackingSpec(&twin)
+	statusWriteSpec(&twin)
 	kubeletAPISpecs(ns, app, &twin)
 	rotationSpec(ns, app, &twin)
 
