@@ -111,7 +111,7 @@ func (r *ShadowPodReconciler) writeStatus(ctx context.Context, before *virtualku
 		firstReportCanWait(before.Status, sp.Status, s.podMerelyStarting) {
 		return nil
 	}
-	patch, target, err := statusPatchFor(sp, before.Status, sp.Status)
+	patch, target, err := statusPatchFor(sp, before.Status)
 	if err != nil {
 		return fmt.Errorf("patching status of ShadowPod %s/%s: %w", sp.Namespace, sp.Name, err)
 	}
