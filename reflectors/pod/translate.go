@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -87,7 +88,9 @@ func RemotePodSpec(pod *corev1.Pod) corev1.PodSpec {
 	spec.HostNetwork, spec.HostIPC, spec.HostPID = false, false, false
 	spec.Affinity = antiAffinityFor(pod)
 	spec.TopologySpreadConstraints = nil
-	spec.Tolerations = withoutVirtualNodeTolerations(spec.Tolerations)
+	// The provider drops the NotReady tolerations too (its own default
+	// applies on its nodes): sending them only makes every ShadowPod larger.
+	spec.Tolerations = policies.WithoutNotReadyTolerations(withoutVirtualNodeTolerations(spec.Tolerations))
 	spec.ServiceAccountName, spec.DeprecatedServiceAccount, spec.AutomountServiceAccountToken = "", "", nil
 	spec.Volumes = withoutAPIAccess(spec.Volumes)
 	for i := range spec.InitContainers {
@@ -96,7 +99,38 @@ func RemotePodSpec(pod *corev1.Pod) corev1.PodSpec {
 	for i := range spec.Containers {
 		spec.Containers[i].VolumeMounts = withoutAPIAccessMounts(spec.Containers[i].VolumeMounts)
 	}
+	withoutAPIServerDefaults(&spec)
 	return spec
+}
+
+// withoutAPIServerDefaults clears the values the consumer's API server filled
+// in that the provider's fills in again, the same whatever a pod holds and on
+// every Kubernetes version: a ShadowPod is decoded, validated, stored and sent
+// to every watcher as unstructured JSON on the provider, once per write, so
+// each field it carries costs there (issue 17, lever 34). The pod the
+// provider creates is the same. Defaults that depend on something else (the
+// image pull policy on the image's tag, requests on limits) are kept.
+func withoutAPIServerDefaults(spec *corev1.PodSpec) {
+	if spec.DNSPolicy == corev1.DNSClusterFirst {
+		spec.DNSPolicy = ""
+	}
+	if spec.SecurityContext != nil && equality.Semantic.DeepEqual(*spec.SecurityContext, corev1.PodSecurityContext{}) {
+		spec.SecurityContext = nil
+	}
+	if spec.EnableServiceLinks != nil && *spec.EnableServiceLinks == corev1.DefaultEnableServiceLinks {
+		spec.EnableServiceLinks = nil
+	}
+	for _, containers := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range containers {
+			c := &containers[i]
+			if c.TerminationMessagePath == corev1.TerminationMessagePathDefault {
+				c.TerminationMessagePath = ""
+			}
+			if c.TerminationMessagePolicy == corev1.TerminationMessageReadFile {
+				c.TerminationMessagePolicy = ""
+			}
+		}
+	}
 }
 
 // RefusedByEveryProvider is why no provider would run the translated
@@ -249,7 +283,7 @@ func WithAPIAccess(spec *corev1.PodSpec, local *corev1.Pod, apiServerURL string)
 	// The provider must not mount its own token over the consumer's.
 	spec.AutomountServiceAccountToken = ptr.To(false)
 	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-		SecretName: serviceaccount.SecretName(sa), DefaultMode: ptr.To(int32(0o644))}}})
+		SecretName: serviceaccount.SecretName(sa)}}}) // mode 0644, the API server's default
 	port := u.Port()
 	if port == "" {
 		port = "443"

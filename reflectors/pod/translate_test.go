@@ -74,6 +74,47 @@ func TestRemotePodSpecAppliesTheSeedMutations(t *testing.T) {
 	g.Expect(spec.Containers[0].VolumeMounts).To(ConsistOf(corev1.VolumeMount{Name: "data"}))
 }
 
+// defaulted is the local pod as the consumer's API server stores it: its
+// defaults filled in, and the NotReady tolerations of the namespace's policy.
+func defaulted(p *corev1.Pod) {
+	p.Spec.DNSPolicy, p.Spec.RestartPolicy = corev1.DNSClusterFirst, corev1.RestartPolicyAlways
+	p.Spec.SecurityContext, p.Spec.EnableServiceLinks = &corev1.PodSecurityContext{}, ptr.To(true)
+	p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox:1.37"}}
+	for _, c := range []*corev1.Container{&p.Spec.InitContainers[0], &p.Spec.Containers[0]} {
+		c.TerminationMessagePath, c.TerminationMessagePolicy = "/dev/termination-log", corev1.TerminationMessageReadFile
+		c.ImagePullPolicy = corev1.PullAlways
+	}
+	p.Spec.Tolerations, _ = policies.WithNotReadyPolicy(p.Spec.Tolerations, policies.NotReadyPolicy{})
+}
+
+func TestRemotePodSpecLeavesTheProviderWhatItFillsInItself(t *testing.T) {
+	g := NewWithT(t)
+	spec := RemotePodSpec(localPod(defaulted))
+	g.Expect(spec.DNSPolicy).To(BeEmpty())
+	g.Expect(spec.SecurityContext).To(BeNil())
+	g.Expect(spec.EnableServiceLinks).To(BeNil())
+	for _, c := range append(spec.InitContainers, spec.Containers...) {
+		g.Expect(c.TerminationMessagePath).To(BeEmpty(), c.Name)
+		g.Expect(c.TerminationMessagePolicy).To(BeEmpty(), c.Name)
+		g.Expect(c.ImagePullPolicy).To(Equal(corev1.PullAlways), "%s: its default depends on the image, so it travels", c.Name)
+	}
+	g.Expect(spec.RestartPolicy).To(Equal(corev1.RestartPolicyAlways), "the provider's controller reads it")
+	g.Expect(spec.Tolerations).To(ConsistOf(corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists}),
+		"the NotReady tolerations are for the virtual node; the provider drops them")
+
+	chosen := RemotePodSpec(localPod(defaulted, func(p *corev1.Pod) {
+		p.Spec.DNSPolicy, p.Spec.EnableServiceLinks = corev1.DNSDefault, ptr.To(false)
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)}
+		p.Spec.Containers[0].TerminationMessagePath = "/tmp/why"
+		p.Spec.Containers[0].TerminationMessagePolicy = corev1.TerminationMessageFallbackToLogsOnError
+	}))
+	g.Expect(chosen.DNSPolicy).To(Equal(corev1.DNSDefault), "values other than the defaults are the user's and travel")
+	g.Expect(chosen.EnableServiceLinks).To(Equal(ptr.To(false)))
+	g.Expect(chosen.SecurityContext.RunAsNonRoot).To(Equal(ptr.To(true)))
+	g.Expect(chosen.Containers[0].TerminationMessagePath).To(Equal("/tmp/why"))
+	g.Expect(chosen.Containers[0].TerminationMessagePolicy).To(Equal(corev1.TerminationMessageFallbackToLogsOnError))
+}
+
 func TestAntiAffinityPresets(t *testing.T) {
 	g := NewWithT(t)
 	propagate := RemotePodSpec(localPod(withPreset("propagate", "")))

@@ -34,6 +34,7 @@ import (
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 	"github.com/spillway-dev/spillway/controllers/fluxstatus"
 	"github.com/spillway-dev/spillway/controllers/shadowpod"
+	"github.com/spillway-dev/spillway/policies"
 )
 
 // fieldTrackingSpec checks what milan's API server records of who owns a
@@ -96,5 +97,38 @@ func statusWriteSpec(twin *string) {
 				g.Expect(fields).To(HaveLen(1), "ShadowPod %s: the status write owns the status alone", sp.Name)
 			}
 		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+	})
+}
+
+// providerDefaultsSpec checks, on both real API servers, that what the
+// consumer leaves out of a ShadowPod's pod because the provider fills it in
+// again (issue 17, lever 34) is filled in again: the ShadowPod carries none
+// of it, and milan's pod has each value rome's pod has.
+func providerDefaultsSpec(ns, app string, twin *string) {
+	It("leaves the API server's defaults out of a ShadowPod, and milan's pod has rome's values", func(ctx context.Context) {
+		local := runningPods(ctx, romeC, ns, app)
+		remote := runningPods(ctx, milanC, *twin, app)
+		Expect(remote).NotTo(BeEmpty())
+		for name, rp := range remote {
+			lp, ok := local[name]
+			Expect(ok).To(BeTrue(), "pod %s runs on milan only", name)
+			sp := &virtualkubeletv1alpha1.ShadowPod{}
+			Expect(milanC.Get(ctx, client.ObjectKey{Namespace: *twin, Name: name}, sp)).To(Succeed())
+			carried := sp.Spec.Pod
+			Expect(carried.DNSPolicy).To(BeEmpty(), "ShadowPod %s", name)
+			Expect(carried.SecurityContext).To(BeNil(), "ShadowPod %s", name)
+			Expect(carried.EnableServiceLinks).To(BeNil(), "ShadowPod %s", name)
+			Expect(carried.Containers[0].TerminationMessagePath).To(BeEmpty(), "ShadowPod %s", name)
+			Expect(carried.Containers[0].TerminationMessagePolicy).To(BeEmpty(), "ShadowPod %s", name)
+			Expect(carried.Tolerations).To(HaveLen(len(policies.WithoutNotReadyTolerations(carried.Tolerations))),
+				"ShadowPod %s carries NotReady tolerations", name)
+
+			Expect(rp.Spec.DNSPolicy).To(Equal(lp.Spec.DNSPolicy), "pod %s", name)
+			Expect(rp.Spec.SecurityContext).To(Equal(lp.Spec.SecurityContext), "pod %s", name)
+			Expect(rp.Spec.EnableServiceLinks).To(Equal(lp.Spec.EnableServiceLinks), "pod %s", name)
+			Expect(rp.Spec.Containers[0].TerminationMessagePath).To(Equal(lp.Spec.Containers[0].TerminationMessagePath), "pod %s", name)
+			Expect(rp.Spec.Containers[0].TerminationMessagePolicy).To(Equal(lp.Spec.Containers[0].TerminationMessagePolicy), "pod %s", name)
+			Expect(rp.Spec.Containers[0].ImagePullPolicy).To(Equal(lp.Spec.Containers[0].ImagePullPolicy), "pod %s", name)
+		}
 	})
 }

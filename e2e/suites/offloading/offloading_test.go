@@ -187,6 +187,7 @@ var _ = Describe("pod offloading", Ordered, func() {
 
 	fieldTrackingSpec(&twin)
 	statusWriteSpec(&twin)
+	providerDefaultsSpec(ns, app, &twin)
 	kubeletAPISpecs(ns, app, &twin)
 	rotationSpec(ns, app, &twin)
 
