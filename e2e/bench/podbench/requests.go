@@ -51,8 +51,11 @@ type RequestKey struct {
 // it took, and only the code tells them apart (issue 17, lever 3). Every
 // DELETE is counted per code too: kwok, finishing a pod as a kubelet would,
 // deletes pods already gone (404) on both paths, and only the code tells
-// those from deletes that removed something.
-var ByCode = []string{"pods/status"}
+// those from deletes that removed something. ShadowPods are counted per code
+// because the provider's API server answers a repeated create AlreadyExists
+// (409) only after its webhooks and schema checks have run: a write paid
+// almost in full that leaves no second ShadowPod.
+var ByCode = []string{"pods/status", "shadowpods.virtualkubelet.liqo.io"}
 
 // byCode reports whether a request of this verb and resource is counted per
 // response code.

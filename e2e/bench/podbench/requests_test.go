@@ -30,6 +30,8 @@ apiserver_request_total{code="200",component="apiserver",dry_run="",group="",res
 apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"} 2
 apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PUT",version="v1"} 1
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="PUT",version="v1alpha1"} 3
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="POST",version="v1alpha1"} 9
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="virtualkubelet.liqo.io",resource="shadowpods",scope="resource",subresource="",verb="POST",version="v1alpha1"} 1
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="DELETE",version="v1"} 6
 apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="DELETE",version="v1"} 4
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 50
@@ -46,7 +48,11 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 		t.Fatal(err)
 	}
 	want := Requests{
-		{"POST", "pods", ""}: 12, {"PATCH", "pods/status", "200"}: 7, {"PUT", "shadowpods.virtualkubelet.liqo.io", ""}: 3,
+		{"POST", "pods", ""}: 12, {"PATCH", "pods/status", "200"}: 7,
+		// ShadowPods by code: a create the provider answers AlreadyExists is a
+		// repeated create, not a second ShadowPod.
+		{"PUT", "shadowpods.virtualkubelet.liqo.io", "200"}:  3,
+		{"POST", "shadowpods.virtualkubelet.liqo.io", "201"}: 9, {"POST", "shadowpods.virtualkubelet.liqo.io", "409"}: 1,
 		// pods/status by code: a refused status write counts like one taken.
 		{"PUT", "pods/status", "200"}: 5, {"PUT", "pods/status", "409"}: 2, {"PUT", "pods/status", "404"}: 1,
 		{"PUT", "leases.coordination.k8s.io", ""}: 50, {"LIST", "pods", ""}: 4,
@@ -61,11 +67,11 @@ func TestParseAPIServerRequestsSumsCodesAndNamesSubresourcesAndGroups(t *testing
 			t.Errorf("%v: got %v, want %v", k, r[k], v)
 		}
 	}
-	if got := r.Writes(TimeDriven...); got != 40 {
-		t.Errorf("writes without leases: %v, want 40 (12 creates, 7 status patches, 8 status puts and 10 deletes whatever their code, 3 ShadowPod updates)", got)
+	if got := r.Writes(TimeDriven...); got != 50 {
+		t.Errorf("writes without leases: %v, want 50 (12 pod creates, 7 status patches, 8 status puts and 10 deletes whatever their code, 3 ShadowPod updates, 10 ShadowPod creates)", got)
 	}
-	if got := r.Writes(); got != 90 {
-		t.Errorf("all writes: %v, want 90", got)
+	if got := r.Writes(); got != 100 {
+		t.Errorf("all writes: %v, want 100", got)
 	}
 }
 
