@@ -81,10 +81,11 @@ type massDeletion struct {
 	remote    client.Client
 	afterList func() // run once the resync has listed the ShadowPods
 
-	mu         sync.Mutex
-	deletes    map[string]int
-	localGets  int
-	remoteGets int
+	mu            sync.Mutex
+	deletes       map[string]int
+	localGets     int
+	remoteGets    int
+	remoteCreates int
 }
 
 // shadowPodOwner is the controller reference the provider's ShadowPod
@@ -121,6 +122,12 @@ func newMassDeletion(t *testing.T, n int) *massDeletion {
 			m.deletes[obj.GetName()]++
 			m.mu.Unlock()
 			return deleteWithPreconditions(ctx, c, obj, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			m.mu.Lock()
+			m.remoteCreates++
+			m.mu.Unlock()
+			return c.Create(ctx, obj, opts...)
 		},
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			m.mu.Lock()

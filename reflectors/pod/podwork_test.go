@@ -93,7 +93,8 @@ func TestShadowPodVerdict(t *testing.T) {
 	}{
 		{name: "no local pod in the cache: ask the API server", sp: sp("uid-1"), want: confirmGone},
 		{name: "local pod being deleted", sp: sp("uid-1"), pod: pod("uid-1", corev1.PodRunning, true), want: deleteShadowPod},
-		{name: "live pod", sp: sp("uid-1"), pod: pod("uid-1", corev1.PodRunning, false), want: rewrite},
+		{name: "live pod, its own ShadowPod: nothing to write", sp: sp("uid-1"), pod: pod("uid-1", corev1.PodRunning, false), want: showStatus},
+		{name: "live pod, a ShadowPod that records no pod", sp: sp(""), pod: pod("uid-1", corev1.PodRunning, false), want: rewrite},
 		{name: "a newer pod of the same name", sp: sp("uid-1"), pod: pod("uid-2", corev1.PodPending, false), want: rewrite},
 		{name: "a newer pod of the same name, being deleted itself", sp: sp("uid-1"), pod: pod("uid-2", corev1.PodPending, true), want: keep},
 		{name: "a pod that ran to completion keeps its record", sp: sp("uid-1"), pod: pod("uid-1", corev1.PodSucceeded, false), want: keep},
