@@ -387,11 +387,8 @@ func (h *Handler) resyncOwnPod(pod *corev1.Pod) {
 	if h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
 		return
 	}
-	if h.resyncShownStatus(pod) {
-		return
-	}
-	if base := h.remembered(pod.Namespace, pod.Name); base == nil || base.UID != pod.UID || base.ResourceVersion != pod.ResourceVersion {
-		h.remember(pod)
+	if !h.resyncShownStatus(pod) {
+		h.keepVersion(pod, h.remembered(pod.Namespace, pod.Name))
 	}
 }
 
@@ -407,13 +404,18 @@ func (h *Handler) resyncShownStatus(pod *corev1.Pod) bool {
 	if base != nil && base.UID != pod.UID {
 		return false
 	}
-	// Every pass meets every pod; most have not changed since the last,
-	// and the copy kept of them is then still this version.
-	if base == nil || base.ResourceVersion != pod.ResourceVersion {
-		h.remember(pod)
-	}
+	h.keepVersion(pod, base)
 	h.resyncStatus(pod, r)
 	return true
+}
+
+// keepVersion remembers pod unless base, what the handler keeps of it, is
+// this very version: every pass meets every pod, and most have not changed
+// since the last.
+func (h *Handler) keepVersion(pod *corev1.Pod, base *keptPod) {
+	if base == nil || base.UID != pod.UID || base.ResourceVersion != pod.ResourceVersion {
+		h.remember(pod)
+	}
 }
 
 // stillLive reads pod from the local API server: the same pod (UID), neither
