@@ -356,7 +356,7 @@ func (h *Handler) deleteOrphan(ctx context.Context, sp *metav1.PartialObjectMeta
 // next pass deleted it (issue 16's loaded bench: 1.9 ShadowPods created per
 // pod at the second hop, all during the batch deletion).
 func (h *Handler) resyncPod(ctx context.Context, local corev1client.PodsGetter, pod *corev1.Pod) {
-	if h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
+	if h.awaitsItsWrite(pod) {
 		return
 	}
 	if h.resyncShownStatus(pod) {
@@ -373,6 +373,12 @@ func (h *Handler) resyncPod(ctx context.Context, local corev1client.PodsGetter, 
 	h.retryOnFailure(cur, h.sync(ctx, cur))
 }
 
+// awaitsItsWrite reports whether pod's ShadowPod write is another path's
+// for now: retried with backoff, or waiting for its namespace's twin.
+func (h *Handler) awaitsItsWrite(pod *corev1.Pod) bool {
+	return h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil
+}
+
 // resyncOwnPod settles a live pod whose ShadowPod records it (showStatus):
 // its provider pod's status is shown when the twin holds that pod. When it
 // does not, the provider has yet to create it: its ShadowPod controller
@@ -384,7 +390,7 @@ func (h *Handler) resyncPod(ctx context.Context, local corev1client.PodsGetter, 
 // pod's spec, and label and annotation changes reach it through
 // virtual-kubelet's UpdatePod.
 func (h *Handler) resyncOwnPod(pod *corev1.Pod) {
-	if h.isRetrying(pod.Namespace, pod.Name) || h.pendingPod(pod.Namespace, pod.Name) != nil {
+	if h.awaitsItsWrite(pod) {
 		return
 	}
 	if !h.resyncShownStatus(pod) {
