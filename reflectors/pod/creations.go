@@ -84,3 +84,22 @@ func boundAt(pod *corev1.Pod) time.Time {
 	}
 	return pod.CreationTimestamp.Time
 }
+
+// ownShadowPodWatched reports whether the provider's watches show pod's own
+// ShadowPod in remoteNs: the ShadowPod itself recording pod's UID, or the
+// provider's pod it made recording it (see LocalPodUIDAnnotation). Then
+// sync's caller is UpdatePod, a retry, or CreatePod again after a restart,
+// and sync updates the ShadowPod instead of creating it: every label or
+// annotation change of a running pod cost a create refused as existing, a
+// read, then the update. What the watches show only chooses the path: adopt
+// reads the ShadowPod and decides from what it reads.
+func (h *Handler) ownShadowPodWatched(pod *corev1.Pod, remoteNs string) bool {
+	if pod.UID == "" {
+		return false
+	}
+	if sp, ok := h.Twins.ShadowPod(pod.Namespace, remoteNs, pod.Name); ok && sp.Annotations[LocalPodUIDAnnotation] == string(pod.UID) {
+		return true
+	}
+	r, ok := h.Twins.Get(pod.Namespace, pod.Name)
+	return ok && r.Annotations[LocalPodUIDAnnotation] == string(pod.UID)
+}

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
 )
 
@@ -133,4 +134,66 @@ func TestResyncWritesNothingForAPodTheProviderHasYetToCreate(t *testing.T) {
 	g.Expect(m.remoteCreates).To(Equal(1), "written again")
 	g.Expect(m.remote.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: live.Name}, sp)).To(Succeed())
 	g.Expect(sp.Annotations).To(HaveKeyWithValue(LocalPodUIDAnnotation, string(live.UID)), "and adopted")
+}
+
+// A label change of a running pod reaches its ShadowPod by an update: no
+// create, which the provider refused as existing only after its admission
+// had run, then a read (issue 17, lever 36). The watches say whose the
+// ShadowPod is, by the ShadowPod itself or by the provider's pod it made;
+// one deleted since they saw it is created again.
+func TestUpdatePodUpdatesTheShadowPodTheWatchShows(t *testing.T) {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(virtualkubeletv1alpha1.AddToScheme(s))
+	relabelled := func(p *corev1.Pod) *corev1.Pod {
+		p = p.DeepCopy()
+		p.DeletionTimestamp = nil
+		p.Labels = map[string]string{"tier": "web"}
+		return p
+	}
+	labelsOf := func(g Gomega, c client.Client, name string) map[string]string {
+		sp := &virtualkubeletv1alpha1.ShadowPod{}
+		g.Expect(c.Get(context.Background(), client.ObjectKey{Namespace: "demo-rome", Name: name}, sp)).To(Succeed())
+		return sp.Labels
+	}
+
+	t.Run("the watched ShadowPod", func(t *testing.T) {
+		g := NewWithT(t)
+		pod := relabelled(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "web", UID: "uid-web"},
+			Spec: corev1.PodSpec{NodeName: "liqo-milan", Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}})
+		sp := &virtualkubeletv1alpha1.ShadowPod{ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: "web", UID: "sp-web",
+			Labels:      map[string]string{sharingv1alpha1.OriginClusterIDLabel: "rome-id"},
+			Annotations: map[string]string{LocalPodUIDAnnotation: "uid-web"}}}
+		creates := 0
+		remote := fake.NewClientBuilder().WithScheme(s).WithObjects(sp).WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				creates++
+				return c.Create(ctx, obj, opts...)
+			},
+		}).Build()
+		h := handlerWatchingShadowPods(t, remote, &metav1.PartialObjectMetadata{TypeMeta: shadowPodKind, ObjectMeta: sp.ObjectMeta})
+
+		g.Expect(h.UpdatePod(context.Background(), pod)).To(Succeed())
+		g.Expect(creates).To(BeZero(), "a create for a ShadowPod the watch shows as the pod's own")
+		g.Expect(labelsOf(g, remote, "web")).To(HaveKeyWithValue("tier", "web"), "the label change reached the ShadowPod")
+		g.Expect(h.isRetrying(pod.Namespace, pod.Name)).To(BeFalse(), "the write failed")
+	})
+
+	t.Run("the watched provider pod, and its ShadowPod deleted since", func(t *testing.T) {
+		g := NewWithT(t)
+		m := newMassDeletion(t, 1)
+		pod := relabelled(m.pods[0])
+
+		g.Expect(m.h.UpdatePod(context.Background(), pod)).To(Succeed())
+		g.Expect(m.remoteCreates).To(BeZero(), "a create for a ShadowPod whose provider pod records the pod")
+		g.Expect(m.remoteGets).To(Equal(1), "the one read adopt decides from")
+		g.Expect(labelsOf(g, m.remote, pod.Name)).To(HaveKeyWithValue("tier", "web"))
+
+		g.Expect(m.remote.Delete(context.Background(), &virtualkubeletv1alpha1.ShadowPod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "demo-rome", Name: pod.Name}})).To(Succeed())
+		g.Expect(m.h.UpdatePod(context.Background(), pod)).To(Succeed())
+		g.Expect(m.remoteCreates).To(Equal(1), "the ShadowPod the watch still showed is created again")
+		g.Expect(labelsOf(g, m.remote, pod.Name)).To(HaveKeyWithValue("tier", "web"))
+		g.Expect(m.h.isRetrying(pod.Namespace, pod.Name)).To(BeFalse(), "the write failed")
+	})
 }

@@ -185,6 +185,15 @@ func (h *Handler) sync(ctx context.Context, pod *corev1.Pod) error {
 		h.refuse(pod, why)
 		return nil
 	}
+	if h.ownShadowPodWatched(pod, remoteNs) {
+		// A create would be answered AlreadyExists, after the provider's
+		// admission and schema checks had run (issue 17, lever 36): settle
+		// the ShadowPod in place. One deleted since the watch saw it is
+		// created below.
+		if err := h.adopt(ctx, pod, sp); !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
 	err = h.Remote.Create(ctx, sp)
 	switch {
 	case err == nil:

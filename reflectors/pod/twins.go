@@ -157,6 +157,23 @@ func (w *TwinWatcher) ShadowPods(localNs, remoteNs string) ([]*metav1.PartialObj
 	return out, true
 }
 
+// ShadowPod returns the consumer's ShadowPod name in remoteNs, the twin of
+// localNs, as the watch last saw it; false when the watch has none, or
+// ShadowPods are not watched or not yet listed. The object is the watch's
+// own: read it, never modify it.
+func (w *TwinWatcher) ShadowPod(localNs, remoteNs, name string) (*metav1.PartialObjectMetadata, bool) {
+	current, t := w.twinOf(localNs)
+	if t == nil || current != remoteNs || t.shadows == nil || !t.shadows.HasSynced() {
+		return nil, false
+	}
+	o, exists, err := t.shadows.GetStore().GetByKey(remoteNs + "/" + name)
+	if err != nil || !exists {
+		return nil, false
+	}
+	sp, ok := o.(*metav1.PartialObjectMetadata)
+	return sp, ok
+}
+
 // Retain stops watching every twin whose local namespace is not in keep (local
 // namespace -> twin): a namespace no longer offloaded costs no informer.
 func (w *TwinWatcher) Retain(keep map[string]string) {
