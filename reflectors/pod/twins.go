@@ -143,11 +143,11 @@ func (w *TwinWatcher) shadowPodInformer(remoteNs string) cache.SharedIndexInform
 // or not yet listed, or localNs's twin is another namespace by now. The
 // objects are the watch's own: read them, never modify them.
 func (w *TwinWatcher) ShadowPods(localNs, remoteNs string) ([]*metav1.PartialObjectMetadata, bool) {
-	current, t := w.twinOf(localNs)
-	if t == nil || current != remoteNs || t.shadows == nil || !t.shadows.HasSynced() {
+	store := w.shadowPodStore(localNs, remoteNs)
+	if store == nil {
 		return nil, false
 	}
-	items := t.shadows.GetStore().List()
+	items := store.List()
 	out := make([]*metav1.PartialObjectMetadata, 0, len(items))
 	for _, o := range items {
 		if sp, ok := o.(*metav1.PartialObjectMetadata); ok {
@@ -162,16 +162,26 @@ func (w *TwinWatcher) ShadowPods(localNs, remoteNs string) ([]*metav1.PartialObj
 // ShadowPods are not watched or not yet listed. The object is the watch's
 // own: read it, never modify it.
 func (w *TwinWatcher) ShadowPod(localNs, remoteNs, name string) (*metav1.PartialObjectMetadata, bool) {
-	current, t := w.twinOf(localNs)
-	if t == nil || current != remoteNs || t.shadows == nil || !t.shadows.HasSynced() {
+	store := w.shadowPodStore(localNs, remoteNs)
+	if store == nil {
 		return nil, false
 	}
-	o, exists, err := t.shadows.GetStore().GetByKey(remoteNs + "/" + name)
+	o, exists, err := store.GetByKey(remoteNs + "/" + name)
 	if err != nil || !exists {
 		return nil, false
 	}
 	sp, ok := o.(*metav1.PartialObjectMetadata)
 	return sp, ok
+}
+
+// shadowPodStore is the watch of the consumer's ShadowPods in remoteNs, nil
+// unless ShadowPods are watched, listed, and remoteNs is still localNs's twin.
+func (w *TwinWatcher) shadowPodStore(localNs, remoteNs string) cache.Store {
+	current, t := w.twinOf(localNs)
+	if t == nil || current != remoteNs || t.shadows == nil || !t.shadows.HasSynced() {
+		return nil
+	}
+	return t.shadows.GetStore()
 }
 
 // Retain stops watching every twin whose local namespace is not in keep (local
