@@ -144,8 +144,8 @@ func offload(ctx context.Context, ns string, strategy offloadingv1alpha1.PodOffl
 	// Not so on the provider: milan refuses the pod of a ShadowPod until its
 	// controller-manager has made the twin's default ServiceAccount (26 s
 	// once, right after milan's outage), and the ShadowPod controller queues
-	// the refused ShadowPods again when that ServiceAccount appears, so the
-	// specs' waits cover it.
+	// the refused ShadowPods again when that ServiceAccount appears
+	// (serviceaccount_test.go), so the specs' waits cover it.
 }
 
 // deployment is a Deployment of nginx pods bound for the virtual node; the
