@@ -29,6 +29,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	sharingv1alpha1 "github.com/spillway-dev/spillway/api/sharing/v1alpha1"
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
@@ -103,8 +104,15 @@ type env struct {
 
 func newEnv(t *testing.T, objs ...client.Object) *env {
 	t.Helper()
+	return newInterceptedEnv(t, interceptor.Funcs{}, objs...)
+}
+
+// newInterceptedEnv is newEnv with the fake API server's calls passed
+// through funcs first: to record what is sent, or to refuse it.
+func newInterceptedEnv(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) *env {
+	t.Helper()
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
-		WithStatusSubresource(&virtualkubeletv1alpha1.ShadowPod{}).Build()
+		WithStatusSubresource(&virtualkubeletv1alpha1.ShadowPod{}).WithInterceptorFuncs(funcs).Build()
 	return &env{t: t, g: NewWithT(t), c: c, r: &ShadowPodReconciler{Client: c}}
 }
 

@@ -26,7 +26,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	virtualkubeletv1alpha1 "github.com/spillway-dev/spillway/api/virtualkubelet/v1alpha1"
@@ -158,17 +157,14 @@ func TestTheStatusWriteSendsTheStatusAloneForMetadataBack(t *testing.T) {
 	sp := newShadowPod("web")
 	var sent []client.Object
 	var bodies [][]byte
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(newTwin(), sp).
-		WithStatusSubresource(&virtualkubeletv1alpha1.ShadowPod{}).
-		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-			data, err := patch.Data(obj)
-			if err != nil {
-				return err
-			}
-			sent, bodies = append(sent, obj), append(bodies, data)
-			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-		}}).Build()
-	e := &env{t: t, g: NewWithT(t), c: c, r: &ShadowPodReconciler{Client: c}}
+	e := newInterceptedEnv(t, interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+		data, err := patch.Data(obj)
+		if err != nil {
+			return err
+		}
+		sent, bodies = append(sent, obj), append(bodies, data)
+		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	}}, newTwin(), sp)
 	g := e.g
 	e.mustReconcile(sp)
 	e.kubelet(sp, corev1.PodRunning, true)

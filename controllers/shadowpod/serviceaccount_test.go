@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -49,10 +48,8 @@ var saAdmission = interceptor.Funcs{Create: func(ctx context.Context, c client.W
 
 func TestAPodRefusedForWantOfItsServiceAccountIsRetriedWhenItAppears(t *testing.T) {
 	sp := newShadowPod("db-0")
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(newTwin(), sp).
-		WithStatusSubresource(&virtualkubeletv1alpha1.ShadowPod{}).WithInterceptorFuncs(saAdmission).Build()
-	e := &env{t: t, g: NewWithT(t), c: c, r: &ShadowPodReconciler{Client: c}}
-	g, ctx := e.g, context.Background()
+	e := newInterceptedEnv(t, saAdmission, newTwin(), sp)
+	c, g, ctx := e.c, e.g, context.Background()
 
 	_, err := e.reconcile(sp)
 	g.Expect(err).To(HaveOccurred(), "a refused create backs off")
