@@ -209,6 +209,7 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 		return m, err
 	}
 	m.Creation = trafficRunning.since(trafficBefore)
+	m.Sample.ClosedWatches = m.Creation.ClosedWatches
 	for _, prof := range apiServers {
 		if err := prof.finish(ctx, filepath.Join(b.resultsDir, "pprof"), prof.name+"-"+run, b.log); err != nil {
 			return m, err

@@ -200,6 +200,9 @@ type ReportedSample struct {
 	// and SaturatedSeconds how many of them the machine was saturated.
 	Load             []LoadSample `json:"load,omitempty"`
 	SaturatedSeconds int          `json:"saturatedSeconds"`
+	// ClosedWatches are the watches the API servers closed as too slow to
+	// read while the pods were created, by cluster and resource.
+	ClosedWatches map[string]Counts `json:"closedWatches,omitempty"`
 }
 
 // ReportedSegment is one segment of the way to Running, in milliseconds.
@@ -241,6 +244,7 @@ func reported(s Sample) ReportedSample {
 	}
 	out.SlowWindows = SlowWindows(s, slowWindowWidth)
 	out.Load, out.SaturatedSeconds = s.Load, batchLoad(s).Saturated
+	out.ClosedWatches = s.ClosedWatches
 	for _, seg := range s.Segments {
 		out.Segments = append(out.Segments, ReportedSegment{From: seg.From, To: seg.To, Pods: seg.Pods, P50: ms(seg.P50), P99: ms(seg.P99), SlowP50: ms(seg.SlowP50)})
 	}

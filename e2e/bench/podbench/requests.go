@@ -18,6 +18,7 @@ package podbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -83,11 +84,15 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPL
 // IsWrite reports whether the API server verb changes state.
 func IsWrite(verb string) bool { return writeVerbs[verb] }
 
-// Since returns what was counted between before and r; a counter that went
-// down (the process restarted) counts from zero.
-func (r Requests) Since(before Requests) Requests {
-	out := Requests{}
-	for k, v := range r {
+// Since returns what was counted between before and r.
+func (r Requests) Since(before Requests) Requests { return countedSince(r, before) }
+
+// countedSince returns what counters counted between two snapshots, leaving
+// out those that did not move; a counter that went down (the process
+// restarted) counts from zero.
+func countedSince[K comparable, M ~map[K]float64](now, before M) M {
+	out := M{}
+	for k, v := range now {
 		if b, ok := before[k]; ok && b <= v {
 			v -= b
 		}
@@ -148,18 +153,7 @@ type ClientKey struct {
 type ClientRequests map[ClientKey]float64
 
 // Since returns what was counted between before and c.
-func (c ClientRequests) Since(before ClientRequests) ClientRequests {
-	out := ClientRequests{}
-	for k, v := range c {
-		if b, ok := before[k]; ok && b <= v {
-			v -= b
-		}
-		if v > 0 {
-			out[k] = v
-		}
-	}
-	return out
-}
+func (c ClientRequests) Since(before ClientRequests) ClientRequests { return countedSince(c, before) }
 
 // ParseClientRequests reads rest_client_requests_total from a controller's
 // /metrics; clusters maps an API server's host:port to the cluster's name.
@@ -175,6 +169,9 @@ func ParseClientRequests(r io.Reader, clusters map[string]string) (ClientRequest
 	return out, err
 }
 
+// errNoMetric is eachCounter's error for metrics without the counter asked for.
+var errNoMetric = errors.New("no such counter")
+
 func eachCounter(r io.Reader, name string, f func(labels map[string]string, v float64)) error {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := p.TextToMetricFamilies(r)
@@ -183,7 +180,7 @@ func eachCounter(r io.Reader, name string, f func(labels map[string]string, v fl
 	}
 	fam, ok := families[name]
 	if !ok {
-		return fmt.Errorf("metrics have no %s", name)
+		return fmt.Errorf("metrics have no %s: %w", name, errNoMetric)
 	}
 	for _, m := range fam.GetMetric() {
 		f(MetricLabels(m), m.GetCounter().GetValue())
@@ -205,24 +202,60 @@ func MetricLabels(m *dto.Metric) map[string]string {
 type Traffic struct {
 	APIServer map[string]Requests       // by cluster
 	Manager   map[string]ClientRequests // by the cluster the manager runs in
+	// ClosedWatches are, by cluster, the watches its API server closed
+	// because the client read too slowly (apiserver_terminated_watchers_total),
+	// by resource. Such a client watches again and may be sent every object
+	// again: the lab's kwok was, at every close, until the lab built it to
+	// resume (hack/tools.sh; docs/performance.md, twenty-first round). Pods
+	// created meanwhile wait for the lab, not for the path measured.
+	ClosedWatches map[string]Counts
 }
+
+// Counts are counter values by resource ("pods", "shadowpods.virtualkubelet.liqo.io").
+type Counts map[string]float64
+
+// Since returns what was counted between before and c.
+func (c Counts) Since(before Counts) Counts { return countedSince(c, before) }
 
 // since subtracts a snapshot taken before.
 func (t Traffic) since(before Traffic) Traffic {
-	out := Traffic{APIServer: map[string]Requests{}, Manager: map[string]ClientRequests{}}
+	out := Traffic{APIServer: map[string]Requests{}, Manager: map[string]ClientRequests{}, ClosedWatches: map[string]Counts{}}
 	for c, r := range t.APIServer {
 		out.APIServer[c] = r.Since(before.APIServer[c])
 	}
 	for c, r := range t.Manager {
 		out.Manager[c] = r.Since(before.Manager[c])
 	}
+	for c, r := range t.ClosedWatches {
+		if d := r.Since(before.ClosedWatches[c]); len(d) > 0 {
+			out.ClosedWatches[c] = d
+		}
+	}
 	return out
+}
+
+// ParseClosedWatches reads apiserver_terminated_watchers_total from an API
+// server's /metrics, by resource. An API server that never closed a watcher
+// exposes no such counter: that is no closed watch, not an error.
+func ParseClosedWatches(r io.Reader) (Counts, error) {
+	out := Counts{}
+	err := eachCounter(r, "apiserver_terminated_watchers_total", func(l map[string]string, v float64) {
+		res := l["resource"]
+		if g := l["group"]; g != "" {
+			res += "." + g
+		}
+		out[res] += v
+	})
+	if errors.Is(err, errNoMetric) {
+		return out, nil
+	}
+	return out, err
 }
 
 // readTraffic snapshots the request counters of the clusters' API servers and
 // Spillway managers.
 func readTraffic(ctx context.Context, clusters ...*lab.Cluster) (Traffic, error) {
-	t := Traffic{APIServer: map[string]Requests{}, Manager: map[string]ClientRequests{}}
+	t := Traffic{APIServer: map[string]Requests{}, Manager: map[string]ClientRequests{}, ClosedWatches: map[string]Counts{}}
 	hosts := map[string]string{}
 	for _, c := range clusters {
 		// Peers reach a cluster through its peer link, the admin through Server.
@@ -244,6 +277,9 @@ func readTraffic(ctx context.Context, clusters ...*lab.Cluster) (Traffic, error)
 			return t, fmt.Errorf("cluster %s: reading the API server's /metrics: %w", c.Name, err)
 		}
 		if t.APIServer[c.Name], err = ParseAPIServerRequests(strings.NewReader(string(raw))); err != nil {
+			return t, fmt.Errorf("cluster %s: API server: %w", c.Name, err)
+		}
+		if t.ClosedWatches[c.Name], err = ParseClosedWatches(strings.NewReader(string(raw))); err != nil {
 			return t, fmt.Errorf("cluster %s: API server: %w", c.Name, err)
 		}
 		if t.Manager[c.Name], err = managerRequests(ctx, c, hosts); err != nil {

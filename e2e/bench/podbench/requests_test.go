@@ -183,3 +183,40 @@ func TestWriteTrafficTablePrintsStatusWritesPerCode(t *testing.T) {
 		t.Errorf("rome's writes per pod: %v, want 1.75 (a refused write counts)", got)
 	}
 }
+
+func TestParseClosedWatchesByResource(t *testing.T) {
+	text := apiServerMetrics + `# HELP apiserver_terminated_watchers_total [STABLE] Counter of watchers closed due to unresponsiveness.
+# TYPE apiserver_terminated_watchers_total counter
+apiserver_terminated_watchers_total{group="",resource="pods"} 42
+apiserver_terminated_watchers_total{group="virtualkubelet.liqo.io",resource="shadowpods"} 1
+`
+	got, err := ParseClosedWatches(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["pods"] != 42 || got["shadowpods.virtualkubelet.liqo.io"] != 1 {
+		t.Fatalf("got %v, want 42 pod watches and 1 ShadowPod watch", got)
+	}
+	// An API server that never closed a watch has no such counter.
+	if got, err := ParseClosedWatches(strings.NewReader(apiServerMetrics)); err != nil || len(got) != 0 {
+		t.Fatalf("without the counter: got %v, %v; want none and no error", got, err)
+	}
+	if _, err := ParseClosedWatches(strings.NewReader("not metrics {\n")); err == nil {
+		t.Fatal("unparsable metrics: want an error")
+	}
+}
+
+func TestTrafficSinceKeepsOnlyTheWatchesClosedMeanwhile(t *testing.T) {
+	before := Traffic{ClosedWatches: map[string]Counts{"milan": {"pods": 3}, "rome": {"pods": 1}}}
+	after := Traffic{ClosedWatches: map[string]Counts{"milan": {"pods": 45, "events": 2}, "rome": {"pods": 1}}}
+	got := after.since(before).ClosedWatches
+	if len(got) != 1 || len(got["milan"]) != 2 || got["milan"]["pods"] != 42 || got["milan"]["events"] != 2 {
+		t.Fatalf("got %v, want milan's 42 pod and 2 event watches, and no rome", got)
+	}
+	if text := closedWatchesText(got); text != "milan events 2, milan pods 42" {
+		t.Fatalf("text %q", text)
+	}
+	if text := closedWatchesText(Traffic{}.since(Traffic{}).ClosedWatches); text != "" {
+		t.Fatalf("no closed watch printed as %q", text)
+	}
+}

@@ -19,7 +19,9 @@ package podbench
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -143,6 +145,21 @@ func WriteSlowWindows(w io.Writer, results []Result) {
 				fmt.Fprintf(w, "    the whole batch: machine %.0f %% busy, saturated (≥ %.0f %%) %d of %d s; lab %.2f cores\n",
 					100*load.MachineBusy, 100*busyThreshold, load.Saturated, load.Seconds, load.LabCores)
 			}
+			if closed := closedWatchesText(s.ClosedWatches); closed != "" {
+				fmt.Fprintf(w, "    watches the API servers closed as too slow to read: %s; their clients' pods waited for the lab\n", closed)
+			}
 		}
 	}
+}
+
+// closedWatchesText lists closed watches as "milan pods 42, rome events 1",
+// by cluster then resource; empty when there were none.
+func closedWatchesText(closed map[string]Counts) string {
+	var parts []string
+	for _, cluster := range slices.Sorted(maps.Keys(closed)) {
+		for _, res := range slices.Sorted(maps.Keys(closed[cluster])) {
+			parts = append(parts, fmt.Sprintf("%s %s %.0f", cluster, res, closed[cluster][res]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -18,6 +18,7 @@ package podbench
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,4 +43,17 @@ func TestSlowWindowsPlaceTheTailInTime(t *testing.T) {
 	}
 	g.Expect(SlowWindows(s, 10*time.Second)).To(Equal([]SlowWindow{{FromMs: 10000, Start: start.Add(10 * time.Second), Pods: 2, MaxMs: 900}}))
 	g.Expect(slowestNames(s)).To(Equal(map[string]bool{"p-105": true, "p-107": true}))
+}
+
+// A batch whose API server closed watches says so under its slow windows;
+// one without says nothing of it.
+func TestWriteSlowWindowsNamesTheWatchesClosed(t *testing.T) {
+	g := NewWithT(t)
+	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	s := Sample{Sent: map[string]time.Time{"p": start}, Running: map[string]time.Time{"p": start.Add(time.Second)}, Latencies: []time.Duration{time.Second}}
+	s.ClosedWatches = map[string]Counts{"milan": {"pods": 42}}
+	var out strings.Builder
+	WriteSlowWindows(&out, []Result{{Pods: 1, Vanilla: s, Offloaded: Sample{Sent: s.Sent, Running: s.Running, Latencies: s.Latencies}}})
+	g.Expect(out.String()).To(ContainSubstring("closed as too slow to read: milan pods 42;"))
+	g.Expect(strings.Count(out.String(), "closed as too slow")).To(Equal(1), "the offloaded batch closed none")
 }

@@ -43,6 +43,10 @@ type Sample struct {
 	// Load is the machine's and the lab's CPU, second by second, from the
 	// first create to the last pod seen Running.
 	Load []LoadSample
+	// ClosedWatches are the watches the API servers closed over the same
+	// span because their client read too slowly, by cluster and resource
+	// (Traffic.ClosedWatches).
+	ClosedWatches map[string]Counts
 }
 
 // Summary is the table row of one Sample.
