@@ -33,7 +33,8 @@ module_dir() { # module@version: the read-only directory the Go module cache hol
 
 # These modules carry replace directives (`go install m@v` refuses them) and, for the Flux
 # controllers, a replace of their api module by a ./api directory the module zip lacks:
-# build from a writable copy with those replaces removed. The copy is deleted afterwards.
+# build from a writable copy with those replaces removed. kwok is built the same way,
+# for the one line the lab changes (resume_kwok_watches). The copy is deleted afterwards.
 build_module() { # name module version package [go mod edit flags...]
   local name=$1 module=$2 version=$3 pkg=$4; shift 4
   local dir="$cache/tools/$name-$version${build_tag[$name]:-}"
@@ -75,13 +76,14 @@ build_module() { # name module version package [go mod edit flags...]
 declare -A build_tag=([kwok]=-resume-watch)
 
 # kwok v0.8.0 opens every watch at resourceVersion "0" (pkg/utils/informer,
-# Option.setup overwrites the version its reflector asks for). When the API
-# server closes kwok's pod watch as too slow, which on two busy cores happens
-# some 8,000 pods into a 10,000-pod batch, the new watch replays every bound pod
-# as ADDED; kwok's single preprocessing goroutine takes longer over that replay
-# than the API server waits, so the watch is closed and replayed again every few
-# seconds for the rest of the run: a core of CPU and stale pods played twice
-# (issue 17, docs/performance.md "The lab's kwok, closed and replayed"). The
+# Option.setup overwrites the version its reflector asks for), so every new
+# watch (client-go ends each after 5 to 10 minutes) replays every bound pod as
+# ADDED. Some 8,600 pods into a 10,000-pod batch on two busy cores, kwok's
+# single preprocessing goroutine took longer over that replay than the API
+# server waits on a full watcher, the watch was closed, and the next replay was
+# closed too, every few seconds for the rest of the run: up to a core of CPU and
+# stale pods played twice (issue 17, docs/performance.md "The lab's kwok,
+# closed and replayed"). The
 # lab's kwok keeps the version its reflector asks for, so a watch resumes where
 # it stopped as client-go's own informers do; a list without one still reads
 # from the cache ("0"). The build fails if the line it changes is not there.

@@ -205,9 +205,9 @@ type Traffic struct {
 	// ClosedWatches are, by cluster, the watches its API server closed
 	// because the client read too slowly (apiserver_terminated_watchers_total),
 	// by resource. Such a client watches again and may be sent every object
-	// again: the lab's kwok was, at every close, until the lab built it to
-	// resume (hack/tools.sh; docs/performance.md, twenty-first round). Pods
-	// created meanwhile wait for the lab, not for the path measured.
+	// again, and what it does for the pods waits meanwhile: the lab's kwok
+	// was, at every close, until the lab built it to resume (hack/tools.sh;
+	// docs/performance.md, twenty-first round).
 	ClosedWatches map[string]Counts
 }
 

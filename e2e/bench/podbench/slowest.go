@@ -146,7 +146,7 @@ func WriteSlowWindows(w io.Writer, results []Result) {
 					100*load.MachineBusy, 100*busyThreshold, load.Saturated, load.Seconds, load.LabCores)
 			}
 			if closed := closedWatchesText(s.ClosedWatches); closed != "" {
-				fmt.Fprintf(w, "    watches the API servers closed as too slow to read: %s; their clients' pods waited for the lab\n", closed)
+				fmt.Fprintf(w, "    watches the API servers closed as too slow to read: %s (each client watched again; the API server's log names it)\n", closed)
 			}
 		}
 	}

@@ -54,6 +54,6 @@ func TestWriteSlowWindowsNamesTheWatchesClosed(t *testing.T) {
 	s.ClosedWatches = map[string]Counts{"milan": {"pods": 42}}
 	var out strings.Builder
 	WriteSlowWindows(&out, []Result{{Pods: 1, Vanilla: s, Offloaded: Sample{Sent: s.Sent, Running: s.Running, Latencies: s.Latencies}}})
-	g.Expect(out.String()).To(ContainSubstring("closed as too slow to read: milan pods 42;"))
+	g.Expect(out.String()).To(ContainSubstring("closed as too slow to read: milan pods 42 ("))
 	g.Expect(strings.Count(out.String(), "closed as too slow")).To(Equal(1), "the offloaded batch closed none")
 }
