@@ -17,6 +17,7 @@ limitations under the License.
 package podbench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -122,15 +123,20 @@ var TimeDriven = []string{"leases.coordination.k8s.io"}
 // /metrics, summing over scopes, versions and, but for DELETEs and ByCode's
 // resources, response codes.
 func ParseAPIServerRequests(r io.Reader) (Requests, error) {
+	families, err := parseMetrics(r)
+	if err != nil {
+		return nil, err
+	}
+	return apiServerRequests(families)
+}
+
+func apiServerRequests(families metricFamilies) (Requests, error) {
 	out := Requests{}
-	err := eachCounter(r, "apiserver_request_total", func(l map[string]string, v float64) {
-		res := l["resource"]
-		if res == "" {
+	err := families.eachCounter("apiserver_request_total", func(l map[string]string, v float64) {
+		if l["resource"] == "" {
 			return // non-resource URLs: /healthz, /metrics...
 		}
-		if g := l["group"]; g != "" {
-			res += "." + g
-		}
+		res := resourceName(l)
 		if s := l["subresource"]; s != "" {
 			res += "/" + s
 		}
@@ -169,15 +175,39 @@ func ParseClientRequests(r io.Reader, clusters map[string]string) (ClientRequest
 	return out, err
 }
 
+// resourceName is an API server metric's resource, "<resource>.<group>"
+// outside the core group.
+func resourceName(l map[string]string) string {
+	if g := l["group"]; g != "" {
+		return l["resource"] + "." + g
+	}
+	return l["resource"]
+}
+
 // errNoMetric is eachCounter's error for metrics without the counter asked for.
 var errNoMetric = errors.New("no such counter")
 
-func eachCounter(r io.Reader, name string, f func(labels map[string]string, v float64)) error {
+// metricFamilies are a /metrics text parsed once, by metric name.
+type metricFamilies map[string]*dto.MetricFamily
+
+func parseMetrics(r io.Reader) (metricFamilies, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := p.TextToMetricFamilies(r)
 	if err != nil {
-		return fmt.Errorf("parsing metrics: %w", err)
+		return nil, fmt.Errorf("parsing metrics: %w", err)
 	}
+	return families, nil
+}
+
+func eachCounter(r io.Reader, name string, f func(labels map[string]string, v float64)) error {
+	families, err := parseMetrics(r)
+	if err != nil {
+		return err
+	}
+	return families.eachCounter(name, f)
+}
+
+func (families metricFamilies) eachCounter(name string, f func(labels map[string]string, v float64)) error {
 	fam, ok := families[name]
 	if !ok {
 		return fmt.Errorf("metrics have no %s: %w", name, errNoMetric)
@@ -238,13 +268,17 @@ func (t Traffic) since(before Traffic) Traffic {
 // server's /metrics, by resource. An API server that never closed a watcher
 // exposes no such counter: that is no closed watch, not an error.
 func ParseClosedWatches(r io.Reader) (Counts, error) {
+	families, err := parseMetrics(r)
+	if err != nil {
+		return nil, err
+	}
+	return closedWatches(families)
+}
+
+func closedWatches(families metricFamilies) (Counts, error) {
 	out := Counts{}
-	err := eachCounter(r, "apiserver_terminated_watchers_total", func(l map[string]string, v float64) {
-		res := l["resource"]
-		if g := l["group"]; g != "" {
-			res += "." + g
-		}
-		out[res] += v
+	err := families.eachCounter("apiserver_terminated_watchers_total", func(l map[string]string, v float64) {
+		out[resourceName(l)] += v
 	})
 	if errors.Is(err, errNoMetric) {
 		return out, nil
@@ -276,10 +310,15 @@ func readTraffic(ctx context.Context, clusters ...*lab.Cluster) (Traffic, error)
 		if err != nil {
 			return t, fmt.Errorf("cluster %s: reading the API server's /metrics: %w", c.Name, err)
 		}
-		if t.APIServer[c.Name], err = ParseAPIServerRequests(strings.NewReader(string(raw))); err != nil {
-			return t, fmt.Errorf("cluster %s: API server: %w", c.Name, err)
+		// Parsed once: an API server's /metrics runs to megabytes.
+		families, err := parseMetrics(bytes.NewReader(raw))
+		if err == nil {
+			t.APIServer[c.Name], err = apiServerRequests(families)
 		}
-		if t.ClosedWatches[c.Name], err = ParseClosedWatches(strings.NewReader(string(raw))); err != nil {
+		if err == nil {
+			t.ClosedWatches[c.Name], err = closedWatches(families)
+		}
+		if err != nil {
 			return t, fmt.Errorf("cluster %s: API server: %w", c.Name, err)
 		}
 		if t.Manager[c.Name], err = managerRequests(ctx, c, hosts); err != nil {
