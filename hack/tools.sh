@@ -83,10 +83,10 @@ declare -A build_tag=([kwok]=-resume-watch)
 # server waits on a full watcher, the watch was closed, and the next replay was
 # closed too, every few seconds for the rest of the run: up to a core of CPU and
 # stale pods played twice (issue 17, docs/performance.md "The lab's kwok,
-# closed and replayed"). The
-# lab's kwok keeps the version its reflector asks for, so a watch resumes where
-# it stopped as client-go's own informers do; a list without one still reads
-# from the cache ("0"). The build fails if the line it changes is not there.
+# closed and replayed"). The lab's kwok keeps the version its reflector asks
+# for, so a watch resumes where it stopped as client-go's own informers do; a
+# list without one still reads from the cache ("0"). The build fails if the
+# line it changes is not there.
 resume_kwok_watches() { # the writable module copy
   local f="$1/pkg/utils/informer/event.go"
   sed -i 's/^\tif !o.EnableListPager || o.EnableStreamWatch {$/\tif (!o.EnableListPager || o.EnableStreamWatch) \&\& opts.ResourceVersion == "" {/' "$f"

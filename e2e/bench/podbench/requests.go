@@ -164,8 +164,12 @@ func (c ClientRequests) Since(before ClientRequests) ClientRequests { return cou
 // ParseClientRequests reads rest_client_requests_total from a controller's
 // /metrics; clusters maps an API server's host:port to the cluster's name.
 func ParseClientRequests(r io.Reader, clusters map[string]string) (ClientRequests, error) {
+	families, err := parseMetrics(r)
+	if err != nil {
+		return nil, err
+	}
 	out := ClientRequests{}
-	err := eachCounter(r, "rest_client_requests_total", func(l map[string]string, v float64) {
+	err = families.eachCounter("rest_client_requests_total", func(l map[string]string, v float64) {
 		name, ok := clusters[l["host"]]
 		if !ok {
 			name = l["host"]
@@ -197,14 +201,6 @@ func parseMetrics(r io.Reader) (metricFamilies, error) {
 		return nil, fmt.Errorf("parsing metrics: %w", err)
 	}
 	return families, nil
-}
-
-func eachCounter(r io.Reader, name string, f func(labels map[string]string, v float64)) error {
-	families, err := parseMetrics(r)
-	if err != nil {
-		return err
-	}
-	return families.eachCounter(name, f)
 }
 
 func (families metricFamilies) eachCounter(name string, f func(labels map[string]string, v float64)) error {
