@@ -113,6 +113,8 @@ func (g *Gateway) Run(ctx context.Context) (err error) {
 	}
 	defer probe.Close()
 	g.loop(ctx, probe)
+	// with the final log line, this one times the teardown that follows
+	g.cfg.Log.Info("stopping: removing the tunnel, routes and NAT")
 	return nil
 }
 

@@ -19,22 +19,30 @@ limitations under the License.
 package network_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
 // gatewayProc is a spillway-gateway this test started inside a namespace.
 type gatewayProc struct {
-	cmd  *exec.Cmd
-	done chan error
+	name   string
+	cmd    *exec.Cmd
+	done   chan error
+	stderr *outputTail
 }
 
-// stop signals the gateway and waits for it, killing it after grace.
+// stop signals the gateway and waits for it. One that has not exited after
+// grace is sent SIGQUIT, so that the Go runtime writes every goroutine's
+// stack to its stderr, then killed; the error carries the stacks that run
+// the gateway's own code, which say where it hung.
 func (p *gatewayProc) stop(sig syscall.Signal, grace time.Duration) error {
 	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return err
@@ -43,11 +51,59 @@ func (p *gatewayProc) stop(sig syscall.Signal, grace time.Duration) error {
 	case <-p.done: //nolint:errcheck // how a signalled gateway exits is not what stop reports
 		return nil
 	case <-time.After(grace):
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-p.done: //nolint:errcheck // it dumped its stacks and exited
+	case <-time.After(stackDumpGrace):
 		_ = p.cmd.Process.Kill()
 		<-p.done //nolint:errcheck // killed: its exit status says nothing
-		return fmt.Errorf("gateway pid %d ignored %s for %s and was killed", p.cmd.Process.Pid, sig, grace)
 	}
+	return fmt.Errorf("gateway %s (pid %d) ignored %s for %s; its goroutines in its own code:\n%s",
+		p.name, p.cmd.Process.Pid, sig, grace, ownStacks(p.stderr.String()))
 }
+
+// ownStacks keeps, from a Go runtime's goroutine dump, the goroutines whose
+// stack passes through this module's code; the lab's log has the rest.
+func ownStacks(dump string) string {
+	var kept []string
+	for _, g := range strings.Split(dump, "\n\n") {
+		if strings.HasPrefix(g, "goroutine ") && strings.Contains(g, "spillway-dev/spillway") {
+			kept = append(kept, g)
+		}
+	}
+	if len(kept) == 0 {
+		return "(no goroutine dump: the process did not answer SIGQUIT either)"
+	}
+	return strings.Join(kept, "\n\n")
+}
+
+// outputTail keeps the last outputTailBytes written to it.
+type outputTail struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+const outputTailBytes = 1 << 20
+
+func (t *outputTail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(b)
+	if over := t.buf.Len() - outputTailBytes; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(b), nil
+}
+
+func (t *outputTail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
+// stackDumpGrace is how long a hung gateway gets to write its stacks.
+const stackDumpGrace = 2 * time.Second
 
 // gatewayArgs are the flags of cluster c's gateway to its peer, both on the
 // same pod CIDR. a computes its remap of b; b is told its remap of a.
@@ -82,14 +138,15 @@ func (l *lab) startGateway(name, ns string, args []string) error {
 		}
 	}
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, l.bin}, args...)...)
-	cmd.Stdout, cmd.Stderr = prefixed(l.log, name), prefixed(l.log, name)
+	tail := &outputTail{}
+	cmd.Stdout, cmd.Stderr = prefixed(l.log, name), io.MultiWriter(prefixed(l.log, name), tail)
 	if len(l.gatewayEnv) > 0 {
 		cmd.Env = append(os.Environ(), l.gatewayEnv...)
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting gateway %s: %w", name, err)
 	}
-	p := &gatewayProc{cmd: cmd, done: make(chan error, 1)}
+	p := &gatewayProc{name: name, cmd: cmd, done: make(chan error, 1), stderr: tail}
 	go func() { p.done <- cmd.Wait(); close(p.done) }()
 	l.procs[name] = p
 	return nil
