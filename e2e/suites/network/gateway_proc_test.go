@@ -73,7 +73,7 @@ func ownStacks(dump string) string {
 		}
 	}
 	if len(kept) == 0 {
-		return "(no goroutine dump: the process did not answer SIGQUIT either)"
+		return "(no goroutine dump in its stderr: it ended just before the SIGQUIT, or did not answer it)"
 	}
 	return strings.Join(kept, "\n\n")
 }
