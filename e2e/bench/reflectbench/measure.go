@@ -111,7 +111,9 @@ func bump(ctx context.Context, c dynamic.Interface, kind Kind, namespace string,
 func sample(sent map[string]time.Time, w *watcher) podbench.Sample {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var s podbench.Sample
+	// Sent and Running (here: seen at the revision) let the slowest 1 %
+	// be placed in time (podbench.SlowWindows).
+	s := podbench.Sample{Sent: sent, Running: make(map[string]time.Time, len(w.seen))}
 	var first, last time.Time
 	for name, at := range sent {
 		if first.IsZero() || at.Before(first) {
@@ -122,6 +124,7 @@ func sample(sent map[string]time.Time, w *watcher) podbench.Sample {
 			s.Unfinished++
 			continue
 		}
+		s.Running[name] = seen
 		s.Latencies = append(s.Latencies, seen.Sub(at))
 		if seen.After(last) {
 			last = seen

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/spillway-dev/spillway/e2e/bench/podbench"
 )
 
 func TestWatcherRecordsTheFirstSightingAtTheRevisionOnly(t *testing.T) {
@@ -48,4 +50,24 @@ func TestSampleCountsUnseenObjectsAsUnfinished(t *testing.T) {
 	s := sample(map[string]time.Time{name(0): t0, name(1): t0.Add(time.Millisecond)}, w)
 	g.Expect(s.Latencies).To(Equal([]time.Duration{40 * time.Millisecond}))
 	g.Expect(s.Unfinished).To(Equal(1))
+}
+
+func TestSampleKeepsWhenEachUpdateWasSentAndSeen(t *testing.T) {
+	g := NewWithT(t)
+	t0 := time.Now()
+	w := newWatcher("1", 3)
+	sent := map[string]time.Time{}
+	for i := range 300 {
+		sent[name(i)] = t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		w.seen[name(i)] = sent[name(i)].Add(10 * time.Millisecond)
+	}
+	// The three slowest, all sent in the window starting at 20 s.
+	for _, i := range []int{200, 201, 230} {
+		w.seen[name(i)] = sent[name(i)].Add(900 * time.Millisecond)
+	}
+	windows := podbench.SlowWindows(sample(sent, w), 5*time.Second)
+	g.Expect(windows).To(HaveLen(1))
+	g.Expect(windows[0].FromMs).To(Equal(int64(20_000)))
+	g.Expect(windows[0].Pods).To(Equal(3))
+	g.Expect(windows[0].MaxMs).To(Equal(int64(900)))
 }

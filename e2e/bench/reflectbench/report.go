@@ -19,6 +19,7 @@ package reflectbench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -46,6 +47,32 @@ func Table(w io.Writer, batches []Batch) {
 			p.Webhooks.Count, p.Webhooks.MeanMs(), 100*p.Webhooks.SlowShare())
 	}
 	_ = tw.Flush()
+}
+
+// slowWindowWidth places the tail in time: a burst of work beside the
+// updates (the reflectors' resync, a garbage collection) fills one or two
+// windows, a slow path spreads over all of them.
+const slowWindowWidth = 5 * time.Second
+
+// SlowWindows prints, per kind, the windows the slowest 1 % of the updates
+// were sent in, the fullest first, for the local watcher and the copies.
+func SlowWindows(w io.Writer, batches []Batch) {
+	fmt.Fprintf(w, "\nThe slowest 1 %% of the updates by when they were sent, in %s windows, the fullest first\n", slowWindowWidth)
+	for _, b := range batches {
+		for _, side := range []struct {
+			name string
+			s    podbench.Sample
+		}{{"vanilla", b.Vanilla}, {"reflected", b.Reflected}} {
+			windows := podbench.SlowWindows(side.s, slowWindowWidth)
+			slices.SortStableFunc(windows, func(a, b podbench.SlowWindow) int { return b.Pods - a.Pods })
+			fmt.Fprintf(w, "  %s %s: %d windows of %d:", b.Kind, side.name, len(windows), int(side.s.Wall/slowWindowWidth)+1)
+			for _, win := range windows[:min(len(windows), 8)] {
+				fmt.Fprintf(w, " %ds (%s) %d (max %s);", win.FromMs/1000, win.Start.Format(time.TimeOnly), win.Pods,
+					time.Duration(win.MaxMs)*time.Millisecond)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 func ms(d time.Duration) string {

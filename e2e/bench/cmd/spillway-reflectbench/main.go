@@ -70,6 +70,7 @@ func run(ctx context.Context, root string) error {
 	}
 	var table strings.Builder
 	reflectbench.Table(&table, batches)
+	reflectbench.SlowWindows(&table, batches)
 	fmt.Print(table.String())
 	var reported []reflectbench.Reported
 	for _, batch := range batches {
