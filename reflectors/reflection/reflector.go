@@ -26,9 +26,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 
 	offloadingv1alpha1 "github.com/spillway-dev/spillway/api/offloading/v1alpha1"
 )
@@ -58,7 +60,7 @@ type Reflector struct {
 	local Local
 	opts  Options
 
-	queue  workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	queue  priorityqueue.PriorityQueue[types.NamespacedName]
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	regs   []registration
@@ -74,6 +76,16 @@ type registration struct {
 	handle   toolscache.ResourceEventHandlerRegistration
 }
 
+// namespacePassPriority ranks the keys a whole namespace queues at once (the
+// resync, a twin becoming ready) below every change a watch reports, which
+// has the queue's default priority 0. A pass queues every object of the
+// namespace; in one queue in order, a change made just after a resync began
+// waited behind all of them: at 10,000 EndpointSlices the copies of the
+// updates made in that second took up to 0.9 s instead of tens of ms
+// (docs/performance.md, target 5, twenty-fourth round). A key already queued
+// by a pass is raised when its object changes.
+const namespacePassPriority = -1
+
 // New returns a Reflector for kind towards peer.
 //
 // Its queue is unnamed on purpose: a named queue gets seven workqueue_*
@@ -85,8 +97,9 @@ type registration struct {
 func New(kind Kind, peer Peer, local Local, opts Options) *Reflector {
 	return &Reflector{kind: kind, peer: peer, local: local, opts: opts, reflected: map[types.NamespacedName]bool{},
 		copies: newCopyWatch(&kind, &peer),
-		queue: workqueue.NewTypedRateLimitingQueue(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](50*time.Millisecond, 30*time.Second))}
+		queue: priorityqueue.New("", func(o *priorityqueue.Opts[types.NamespacedName]) {
+			o.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](50*time.Millisecond, 30*time.Second)
+		})}
 }
 
 // Start watches the local objects and the namespaces' offloading, and runs
@@ -208,9 +221,11 @@ func (r *Reflector) enqueueNamespace(ctx context.Context, namespace string) erro
 			return err
 		}
 	}
+	keys := make([]types.NamespacedName, 0, len(names))
 	for name := range names {
-		r.queue.Add(types.NamespacedName{Namespace: namespace, Name: name})
+		keys = append(keys, types.NamespacedName{Namespace: namespace, Name: name})
 	}
+	r.queue.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(namespacePassPriority)}, keys...)
 	return nil
 }
 

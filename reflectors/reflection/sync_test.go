@@ -19,6 +19,7 @@ package reflection
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -176,6 +177,32 @@ func TestEnqueueNamespaceQueuesOriginalsAndOrphanedCopies(t *testing.T) {
 	f := newFixture([]client.Object{cm("offloaded", "app", "v1")}, orphan, cm("offloaded-rome", "milans", "v1"))
 	g.Expect(f.r.enqueueNamespace(context.Background(), "offloaded")).To(Succeed())
 	g.Expect(f.r.queue.Len()).To(Equal(2), "app and the orphaned copy gone; never milan's own object")
+}
+
+// A change seen by the watch is handed out before the keys a namespace pass
+// queued earlier, whether or not the pass had queued its key too: a resync
+// must not delay the changes made while it runs.
+func TestAChangeGoesBeforeANamespacePass(t *testing.T) {
+	g := NewWithT(t)
+	var locals []client.Object
+	for i := range 50 {
+		locals = append(locals, cm("offloaded", fmt.Sprintf("app-%02d", i), "v1"))
+	}
+	f := newFixture(locals)
+	defer f.r.queue.ShutDown()
+	g.Expect(f.r.enqueueNamespace(context.Background(), "offloaded")).To(Succeed())
+	f.r.enqueueObject(cm("offloaded", "app-49", "v2"))
+	f.r.enqueueObject(cm("offloaded", "new", "v1"))
+	g.Expect(f.r.queue.Len()).To(Equal(51), "app-49 is queued once")
+	var order []string
+	for range 3 {
+		k, shutdown := f.r.queue.Get()
+		g.Expect(shutdown).To(BeFalse())
+		order = append(order, k.Name)
+		f.r.queue.Done(k)
+	}
+	g.Expect(order[:2]).To(Equal([]string{"app-49", "new"}), "the changes, in the order they came")
+	g.Expect(order[2]).To(HavePrefix("app-"), "then the pass")
 }
 
 // A broker's twin holds its consumer's copies; they go on to its providers,
