@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -199,34 +200,42 @@ func (r *Reflector) enqueueNamespaceOf(ctx context.Context, o any) {
 // enqueueNamespace queues every local object of the namespace and every copy
 // in its twin, so that copies whose original is gone are collected.
 func (r *Reflector) enqueueNamespace(ctx context.Context, namespace string) error {
+	keys, err := r.namespaceKeys(ctx, namespace)
+	r.queue.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(namespacePassPriority)}, keys...)
+	return err
+}
+
+// namespaceKeys are the names of the namespace's local objects and of the
+// copies in its twin; none when it is not offloaded to this peer.
+func (r *Reflector) namespaceKeys(ctx context.Context, namespace string) ([]types.NamespacedName, error) {
 	remoteNs, err := r.peer.Namespaces(ctx, namespace)
 	if err != nil {
 		r.copies.forget(namespace)
-		return nil // not offloaded to this peer: nothing to reflect
+		return nil, nil // not offloaded to this peer: nothing to reflect
 	}
 	names := map[string]bool{}
 	locals := r.kind.NewList()
-	if err := r.local.List(ctx, locals, client.InNamespace(namespace)); err != nil {
-		return err
+	// Only the names are read: the cache's objects are not copied.
+	if err := r.local.List(ctx, locals, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
 	}
 	if err := eachName(locals, names); err != nil {
-		return err
+		return nil, err
 	}
 	if !r.copies.names(namespace, remoteNs, names) {
 		copies := r.kind.NewList()
 		if err := r.peer.Remote.List(ctx, copies, client.InNamespace(remoteNs), client.MatchingLabels(copyLabelsOnly(&r.peer))); err != nil {
-			return fmt.Errorf("listing %s copies in %s on %s: %w", r.kind.Name, remoteNs, r.peer.RemoteClusterName, err)
+			return nil, fmt.Errorf("listing %s copies in %s on %s: %w", r.kind.Name, remoteNs, r.peer.RemoteClusterName, err)
 		}
 		if err := eachName(copies, names); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	keys := make([]types.NamespacedName, 0, len(names))
 	for name := range names {
 		keys = append(keys, types.NamespacedName{Namespace: namespace, Name: name})
 	}
-	r.queue.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(namespacePassPriority)}, keys...)
-	return nil
+	return keys, nil
 }
 
 func (r *Reflector) resyncLoop(ctx context.Context) {
@@ -243,12 +252,56 @@ func (r *Reflector) resyncLoop(ctx context.Context) {
 			continue
 		}
 		offloaded := map[string]bool{}
+		var keys []types.NamespacedName
 		for i := range list.Items {
-			offloaded[list.Items[i].Namespace] = true
-			r.enqueueNamespaceOf(ctx, &list.Items[i])
+			ns := list.Items[i].Namespace
+			offloaded[ns] = true
+			nsKeys, err := r.namespaceKeys(ctx, ns)
+			if err != nil {
+				errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Inc()
+				ctrl.Log.WithName("reflection").V(1).Info("cannot list a namespace for reflection", "resource", r.kind.Name, "namespace", ns, "error", err.Error())
+			}
+			keys = append(keys, nsKeys...)
 		}
 		// A deletion the watch missed still ends the watch of its copies.
 		r.copies.retain(offloaded)
+		r.pace(ctx, keys, rate.NewLimiter(passRate(len(keys), r.opts.Resync), 1))
+	}
+}
+
+// minPassRate is the fewest keys a second a resync pass queues: a small
+// pass is over in a moment, not spread over the period.
+const minPassRate = 100
+
+// passRate spreads a resync pass of n keys over half the resync period, and
+// never slower than minPassRate: the pass is over before the next one
+// begins, and a copy edited on the provider is repaired within one and a
+// half periods. Queued at once, 10,000 EndpointSlices and 10,000
+// ConfigMaps kept six workers busy on the manager's two cores for the
+// better part of a second, and the API servers with them: updates made in
+// that second reached the provider up to 0.5 s late (docs/performance.md,
+// target 5, twenty-fourth round).
+func passRate(n int, period time.Duration) rate.Limit {
+	half := period.Seconds() / 2
+	if half <= 0 {
+		return rate.Inf
+	}
+	return rate.Limit(max(float64(n)/half, minPassRate))
+}
+
+// keyWaiter is the pace of a pass (a rate.Limiter).
+type keyWaiter interface {
+	Wait(ctx context.Context) error
+}
+
+// pace queues keys one at a time, each after limiter lets it through, at
+// the pass's priority; it returns early when ctx ends.
+func (r *Reflector) pace(ctx context.Context, keys []types.NamespacedName, limiter keyWaiter) {
+	for _, key := range keys {
+		if limiter.Wait(ctx) != nil {
+			return
+		}
+		r.queue.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(namespacePassPriority)}, key)
 	}
 }
 
