@@ -87,6 +87,10 @@ func Setup(ctx context.Context, root string, cfg Config, log io.Writer) (*Bench,
 	if err := framework.Peer(ctx, rome, ids[rome], milan, ids[milan], nil); err != nil {
 		return b, err
 	}
+	// The reflectors start with the peering, and their resync passes follow
+	// every 5 minutes (--reflection-resync-period): a tail in a window
+	// 5 or 10 minutes on is theirs.
+	fmt.Fprintf(log, "reflectbench: peered at %s\n", time.Now().UTC().Format(time.TimeOnly))
 	if b.romeDyn, err = dynamicFor(rome); err != nil {
 		return b, err
 	}
