@@ -191,10 +191,16 @@ func (r *Reflector) forgetNamespaceOf(o any) {
 func (r *Reflector) enqueueNamespaceOf(ctx context.Context, o any) {
 	if obj, ok := o.(client.Object); ok {
 		if err := r.enqueueNamespace(ctx, obj.GetNamespace()); err != nil {
-			errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Inc()
-			ctrl.Log.WithName("reflection").V(1).Info("cannot list a namespace for reflection", "resource", r.kind.Name, "namespace", obj.GetNamespace(), "error", err.Error())
+			r.listFailed(obj.GetNamespace(), err)
 		}
 	}
+}
+
+// listFailed counts and logs a namespace whose objects could not be listed;
+// the next event or resync lists it again.
+func (r *Reflector) listFailed(namespace string, err error) {
+	errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Inc()
+	ctrl.Log.WithName("reflection").V(1).Info("cannot list a namespace for reflection", "resource", r.kind.Name, "namespace", namespace, "error", err.Error())
 }
 
 // enqueueNamespace queues every local object of the namespace and every copy
@@ -258,8 +264,7 @@ func (r *Reflector) resyncLoop(ctx context.Context) {
 			offloaded[ns] = true
 			nsKeys, err := r.namespaceKeys(ctx, ns)
 			if err != nil {
-				errorCounter.WithLabelValues(r.kind.Name, r.peer.RemoteClusterID).Inc()
-				ctrl.Log.WithName("reflection").V(1).Info("cannot list a namespace for reflection", "resource", r.kind.Name, "namespace", ns, "error", err.Error())
+				r.listFailed(ns, err)
 			}
 			keys = append(keys, nsKeys...)
 		}
