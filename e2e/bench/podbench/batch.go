@@ -70,13 +70,16 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 	fmt.Fprintf(b.log, "bench: %d pods, vanilla\n", n)
 	m, err := b.measure(ctx, b.path(Vanilla), n, nil)
 	r.Vanilla, r.VanillaCPU, r.VanillaTraffic, r.VanillaCreation = m.Sample, m.CPU, m.Traffic, m.Creation
+	r.recordRest(Vanilla, m.Rest)
 	if err != nil {
 		return r, err
 	}
 	if b.Config.Local {
-		if r.Local, err = b.runLocal(ctx, n); err != nil {
+		var rest *RestCPU
+		if r.Local, rest, err = b.runLocal(ctx, n); err != nil {
 			return r, err
 		}
+		r.recordRest(Local, rest)
 	}
 	fmt.Fprintf(b.log, "bench: %d pods, offloaded (restarting rome's manager, which runs the virtual kubelet, and milan's, both with profiles)\n", n)
 	pprofAddr := framework.PprofAddress(b.Rome)
@@ -105,6 +108,7 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		return b.readManagerMemory(ctx, pprofAddr, before, &r.KubeletBefore, &r.KubeletAfter, &r.KubeletLiveHeap)
 	})
 	r.Offloaded, r.OffloadedCPU, r.OffloadedTraffic, r.OffloadedCreation = m.Sample, m.CPU, m.Traffic, m.Creation
+	r.recordRest(Offloaded, m.Rest)
 	if err != nil {
 		return r, err
 	}
@@ -127,6 +131,7 @@ func (b *Bench) RunBatch(ctx context.Context, n int) (Result, error) {
 		return b.readKubeletMemory(before, &two.KubeletBefore, &two.KubeletAfter)
 	})
 	two.Sample, two.CPU, two.Traffic = m.Sample, m.CPU, m.Traffic
+	r.recordRest(TwoHops, m.Rest)
 	r.TwoHops = two
 	return r, err
 }
@@ -159,12 +164,15 @@ func (b *Bench) readKubeletMemory(isBefore bool, before, after *framework.Memory
 
 // measured is what one path's batch measured: what the creator saw, the CPU
 // every lab process used from the first create to the last pod Running,
-// and the API requests over the same span (Creation) and until the last pod
-// was gone (Traffic: a pod's cost is its whole life).
+// the API requests over the same span (Creation) and until the last pod
+// was gone (Traffic: a pod's cost is its whole life), and the CPU with the
+// pods at rest in between.
 type measured struct {
 	Sample            Sample
 	CPU               CPU
 	Traffic, Creation Traffic
+	// Rest is the lab's CPU with the pods at rest, nil if not measured.
+	Rest *RestCPU
 }
 
 // measure warms the path up, runs n pods through it and deletes them.
@@ -224,6 +232,13 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 		if m.Sample.Segments, err = b.segments(ctx, p.mode, m.Sample); err != nil {
 			return m, err
 		}
+	}
+	if b.Config.Rest > 0 {
+		rest, err := b.rest(ctx, p, n)
+		if err != nil {
+			return m, err
+		}
+		m.Rest = &rest
 	}
 	fmt.Fprintf(b.log, "bench: %d %s pods: %d Running, %d unfinished, wall %s; deleting them\n", n, p.mode, len(m.Sample.Latencies), m.Sample.Unfinished, m.Sample.Wall.Round(time.Millisecond))
 	if err := b.cleanup(ctx, p, run, n); err != nil {

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spillway-dev/spillway/e2e/lab"
 )
@@ -33,6 +34,7 @@ const (
 	EnvWorkers = "SPILLWAY_BENCH_WORKERS"
 	EnvTwoHops = "SPILLWAY_BENCH_TWO_HOPS"
 	EnvLocal   = "SPILLWAY_BENCH_LOCAL"
+	EnvRest    = "SPILLWAY_BENCH_REST"
 )
 
 // Config is one benchmark run's settings.
@@ -54,12 +56,15 @@ type Config struct {
 	// rome's manager holds for pods that are not offloaded. The peering's
 	// share of its memory is the offloaded batch's less this.
 	Local bool
+	// Rest is how long each path's pods are left Running, untouched, while
+	// the lab's CPU is measured (RestCPU), before they are deleted; 0 skips it.
+	Rest time.Duration
 }
 
 // DefaultConfig is 100 and 1 000 pods created at 50 per second, on a lab whose
 // components run at the lab's default QPS, through all three paths: issue 16
 // asks for two hops against one and vanilla in the same run.
-var DefaultConfig = Config{Counts: []int{100, 1000}, CreatorQPS: 50, CreatorWorkers: 8, LabQPS: lab.DefaultClientQPS, TwoHops: true, Local: true}
+var DefaultConfig = Config{Counts: []int{100, 1000}, CreatorQPS: 50, CreatorWorkers: 8, LabQPS: lab.DefaultClientQPS, TwoHops: true, Local: true, Rest: 30 * time.Second}
 
 // ConfigFromEnv overrides DefaultConfig with the environment, read by getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -106,6 +111,16 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("%s=%q: want 1 (measure rome's manager with pods of its own, the reference for the peering's memory, the default) or 0 (leave it out)", EnvLocal, v)
 		}
 		c.Local = on
+	}
+	if v := getenv(EnvRest); v != "" {
+		d, err := time.ParseDuration(v)
+		if v == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("%s=%q: want how long each path's pods sit Running while the lab's CPU at rest is measured, e.g. 30s, or 0 to skip it", EnvRest, v)
+		}
+		c.Rest = d
 	}
 	return c, nil
 }

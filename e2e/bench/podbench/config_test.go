@@ -18,6 +18,7 @@ package podbench
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -121,4 +122,20 @@ func TestConsumerSpecMakesRoomForTheLocalPods(t *testing.T) {
 	spec, err = lab.ParseClusterSpec(ConsumerSpec(cfg))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(spec.Capacity).To(Equal(lab.DefaultCapacity()), "without the reference rome is as before")
+}
+
+func TestRestDefaultsTo30sAndCanBeLeftOut(t *testing.T) {
+	g := NewWithT(t)
+	c, err := ConfigFromEnv(env(nil))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Rest).To(Equal(30 * time.Second))
+	for v, want := range map[string]time.Duration{"0": 0, "0s": 0, "1m": time.Minute, "45s": 45 * time.Second} {
+		c, err := ConfigFromEnv(env(map[string]string{EnvRest: v}))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(c.Rest).To(Equal(want), "%s=%s", EnvRest, v)
+	}
+	for _, v := range []string{"30", "-1s", "soon"} {
+		_, err := ConfigFromEnv(env(map[string]string{EnvRest: v}))
+		g.Expect(err).To(MatchError(ContainSubstring(EnvRest)), "%s=%s", EnvRest, v)
+	}
 }

@@ -44,11 +44,12 @@ type LocalResult struct {
 
 // runLocal measures the local reference: n pods in rome's own namespace,
 // with rome's manager restarted first and its memory read around them.
-func (b *Bench) runLocal(ctx context.Context, n int) (*LocalResult, error) {
+// The third result is the lab's CPU with the pods at rest, nil if not measured.
+func (b *Bench) runLocal(ctx context.Context, n int) (*LocalResult, *RestCPU, error) {
 	fmt.Fprintf(b.log, "bench: %d pods, local: run in rome on its own nodes, the reference for the peering's memory (restarting rome's manager)\n", n)
 	pprofAddr := framework.PprofAddress(b.Rome)
 	if err := framework.StartManager(ctx, b.Rome, b.romeID, framework.PprofArg(b.Rome)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l := &LocalResult{}
 	var profile *profiler
@@ -67,7 +68,7 @@ func (b *Bench) runLocal(ctx context.Context, n int) (*LocalResult, error) {
 		return b.readManagerMemory(ctx, pprofAddr, before, &l.KubeletBefore, &l.KubeletAfter, &l.LiveHeap)
 	})
 	l.Sample, l.CPU = m.Sample, m.CPU
-	return l, err
+	return l, m.Rest, err
 }
 
 // readManagerMemory reads rome's manager's RSS into rssBefore or rssAfter,

@@ -53,6 +53,20 @@ type Result struct {
 	Local *LocalResult
 	// TwoHops is the path through the broker, nil when the run left it out.
 	TwoHops *TwoHopsResult
+	// Rest is the lab's CPU with each path's pods at rest, by path; empty
+	// when the run measured none (Config.Rest 0).
+	Rest map[Mode]RestCPU
+}
+
+// recordRest keeps path m's rest window, if it measured one.
+func (r *Result) recordRest(m Mode, rest *RestCPU) {
+	if rest == nil {
+		return
+	}
+	if r.Rest == nil {
+		r.Rest = map[Mode]RestCPU{}
+	}
+	r.Rest[m] = *rest
 }
 
 // LiveHeaps is a process's heap after a garbage collection (liveHeap), in
@@ -151,6 +165,9 @@ type ReportedRun struct {
 	TwoHopsVsOneHop map[string]*float64 `json:"twoHopsVsOneHop,omitempty"`
 	// CPUSeconds is what each lab process used during the batch, by path.
 	CPUSeconds map[Mode]map[string]float64 `json:"cpuSeconds"`
+	// RestCPU is what each lab process used per second, in milliseconds,
+	// with the batch's pods at rest, by path (RestCPU).
+	RestCPU map[Mode]map[string]float64 `json:"restCPUMillisPerSecond,omitempty"`
 	// WritesPerPod are the writes per pod, leases left out: vanilla in milan,
 	// offloaded in milan (provider) and rome (consumer).
 	WritesPerPod TrafficSummary `json:"writesPerPod"`
@@ -266,6 +283,7 @@ func Reported(r Result) ReportedRun {
 		out.CPUSeconds[m] = cpuSeconds(r.CPU(m))
 		out.Requests[m] = perPod(r.Traffic(m), r.Pods)
 	}
+	out.RestCPU = reportedRest(r)
 	out.WritesPerPod = SummarizeTraffic(r)
 	out.VirtualKubelet = reportedMemory(r.KubeletBefore, r.KubeletAfter)
 	h := r.KubeletLiveHeap

@@ -28,7 +28,9 @@ limitations under the License.
 // SPILLWAY_BENCH_PODS="100 1000 10000" sets the batch sizes, SPILLWAY_BENCH_QPS
 // the creation rate (both sides), SPILLWAY_BENCH_LAB_QPS the controller-manager's
 // and scheduler's client QPS (every cluster), SPILLWAY_BENCH_TWO_HOPS=0 leaves
-// the broker and its path out. Results go to bench/results/pods.*.
+// the broker and its path out, SPILLWAY_BENCH_REST how long each path's pods
+// sit Running while the lab's CPU at rest is measured (default 30s, 0 skips
+// it). Results go to bench/results/pods.*.
 package main
 
 import (
@@ -95,6 +97,12 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 	table.WriteString("\n")
 	if err := podbench.WriteCPUTable(&table, results); err != nil {
 		return err
+	}
+	if len(results) > 0 && len(results[0].Rest) > 0 {
+		table.WriteString("\n")
+		if err := podbench.WriteRestTable(&table, results); err != nil {
+			return err
+		}
 	}
 	for _, r := range results {
 		table.WriteString("\n")
