@@ -386,30 +386,38 @@ func times(r float64) string {
 // WriteCPUTable prints the CPU seconds each lab process used during each
 // batch, by path: where an offloaded pod's extra cost goes.
 func WriteCPUTable(w io.Writer, results []Result) error {
-	names := map[string]bool{}
+	processes := map[string]bool{}
+	var cols []string
+	var cpu []CPU
 	for _, r := range results {
 		for _, m := range r.Modes() {
+			cols = append(cols, fmt.Sprintf("%d %s", r.Pods, m))
+			cpu = append(cpu, r.CPU(m))
 			for k := range r.CPU(m) {
-				names[k] = true
+				processes[k] = true
 			}
 		}
 	}
+	tw := processTable(w, "CPU seconds", cols, processes, func(col int, k string) float64 { return cpu[col][k].Seconds() })
+	return tw.Flush()
+}
+
+// processTable writes the header and one row per lab process, a cell per
+// column with one decimal, and returns the writer for rows to add before
+// it is flushed.
+func processTable(w io.Writer, title string, cols []string, processes map[string]bool, value func(col int, process string) float64) *tabwriter.Writer {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "CPU seconds\t")
-	for _, r := range results {
-		for _, m := range r.Modes() {
-			fmt.Fprintf(tw, "%d %s\t", r.Pods, m)
-		}
+	fmt.Fprintf(tw, "%s\t", title)
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c)
 	}
 	fmt.Fprintln(tw)
-	for _, k := range slices.Sorted(maps.Keys(names)) {
+	for _, k := range slices.Sorted(maps.Keys(processes)) {
 		fmt.Fprintf(tw, "%s\t", k)
-		for _, r := range results {
-			for _, m := range r.Modes() {
-				fmt.Fprintf(tw, "%.1f\t", r.CPU(m)[k].Seconds())
-			}
+		for i := range cols {
+			fmt.Fprintf(tw, "%.1f\t", value(i, k))
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	return tw
 }

@@ -20,10 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
-	"slices"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spillway-dev/spillway/e2e/framework"
@@ -104,7 +101,7 @@ var restModes = []Mode{Vanilla, Local, Offloaded, TwoHops}
 func WriteRestTable(w io.Writer, results []Result) error {
 	names := map[string]bool{}
 	var cols []string
-	var col []RestCPU
+	var windows []RestCPU
 	for _, r := range results {
 		for _, m := range restModes {
 			rc, ok := r.Rest[m]
@@ -112,30 +109,18 @@ func WriteRestTable(w io.Writer, results []Result) error {
 				continue
 			}
 			cols = append(cols, fmt.Sprintf("%d %s", r.Pods, m))
-			col = append(col, rc)
+			windows = append(windows, rc)
 			for k := range rc.CPU {
 				names[k] = true
 			}
 		}
 	}
-	if len(col) == 0 {
+	if len(windows) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "CPU ms/s at rest\t")
-	for _, c := range cols {
-		fmt.Fprintf(tw, "%s\t", c)
-	}
-	fmt.Fprintln(tw)
-	for _, k := range slices.Sorted(maps.Keys(names)) {
-		fmt.Fprintf(tw, "%s\t", k)
-		for _, rc := range col {
-			fmt.Fprintf(tw, "%.1f\t", rc.MillisPerSecond(k))
-		}
-		fmt.Fprintln(tw)
-	}
+	tw := processTable(w, "CPU ms/s at rest", cols, names, func(i int, k string) float64 { return windows[i].MillisPerSecond(k) })
 	fmt.Fprint(tw, "lab\t")
-	for _, rc := range col {
+	for _, rc := range windows {
 		fmt.Fprintf(tw, "%.1f\t", rc.TotalMillisPerSecond())
 	}
 	fmt.Fprintln(tw)
