@@ -7,7 +7,9 @@
 #   same N pods through two hops, rome → the broker genoa → milan, on one lab.
 #   SPILLWAY_BENCH_PODS="100 1000 10000" sets N (default "100 1000"),
 #   SPILLWAY_BENCH_QPS the creation rate on every path (default 50/s),
-#   SPILLWAY_BENCH_TWO_HOPS=0 leaves the broker (a third cluster) out.
+#   SPILLWAY_BENCH_TWO_HOPS=0 leaves the broker (a third cluster) out,
+#   SPILLWAY_BENCH_REST how long each path's pods sit Running while the lab's
+#   CPU at rest is read (default 30s, 0 skips it).
 # - reflection latency (issue 5): N ConfigMaps, then N EndpointSlices, updated
 #   once; each update timed until a watcher of the consumer sees it (vanilla)
 #   and until the provider's copy shows it. SPILLWAY_BENCH_OBJECTS sets N (1000).
