@@ -113,10 +113,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.Local = on
 	}
 	if v := getenv(EnvRest); v != "" {
-		d, err := time.ParseDuration(v)
-		if v == "0" {
-			d, err = 0, nil
-		}
+		d, err := time.ParseDuration(v) // "0" parses, without a unit
 		if err != nil || d < 0 {
 			return c, fmt.Errorf("%s=%q: want how long each path's pods sit Running while the lab's CPU at rest is measured, e.g. 30s, or 0 to skip it", EnvRest, v)
 		}
