@@ -41,19 +41,16 @@ type RestCPU struct {
 
 // MillisPerSecond is what process k used, in milliseconds of CPU per second
 // of the window (1,000 is one core); 0 for an empty window.
-func (r RestCPU) MillisPerSecond(k string) float64 {
-	if r.Window <= 0 {
-		return 0
-	}
-	return float64(r.CPU[k]) / float64(r.Window) * 1000
-}
+func (r RestCPU) MillisPerSecond(k string) float64 { return r.perSecond(r.CPU[k]) }
 
 // TotalMillisPerSecond is the lab's CPU per second of the window.
-func (r RestCPU) TotalMillisPerSecond() float64 {
+func (r RestCPU) TotalMillisPerSecond() float64 { return r.perSecond(r.CPU.Total()) }
+
+func (r RestCPU) perSecond(used time.Duration) float64 {
 	if r.Window <= 0 {
 		return 0
 	}
-	return float64(r.CPU.Total()) / float64(r.Window) * 1000
+	return float64(used) / float64(r.Window) * 1000
 }
 
 // rest measures the lab's processes over Config.Rest with a batch's pods
