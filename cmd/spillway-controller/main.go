@@ -30,6 +30,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -155,6 +156,15 @@ func main() {
 	if err := o.validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "spillway-controller:", err)
 		os.Exit(2)
+	}
+	limit, ok, err := collectorMemoryLimit(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spillway-controller:", err)
+		os.Exit(2)
+	}
+	if ok {
+		debug.SetMemoryLimit(limit)
+		ctrl.Log.Info("the collector keeps the heap under the container's memory limit", "limitMiB", limit>>20, "from", envContainerMemoryLimit)
 	}
 	if err := run(ctrl.SetupSignalHandler(), o); err != nil {
 		ctrl.Log.Error(err, "manager stopped")
