@@ -61,6 +61,23 @@ func Binaries() (string, error) {
 // webhookPortIndex is the manager's webhook port among the cluster's extra ports.
 const webhookPortIndex = 5
 
+// EnvManagerMemoryLimit names the variable whose value, when set, every
+// manager the lab starts gets as GOMEMLIMIT: the collector's limit itself,
+// which the Deployment derives from its container's memory limit
+// (kustomize/manager/deployment.yaml, cmd/spillway-controller/memlimit.go).
+// Unset, the lab's managers run without one, so the benchmarks measure the
+// collector's default pacing unless asked to measure a limit (target 3 of
+// issue 17).
+const EnvManagerMemoryLimit = "SPILLWAY_LAB_MANAGER_GOMEMLIMIT"
+
+// managerEnv is what a lab manager adds to the lab's environment.
+func managerEnv() []string {
+	if limit := os.Getenv(EnvManagerMemoryLimit); limit != "" {
+		return []string{"GOMEMLIMIT=" + limit}
+	}
+	return nil
+}
+
 // Identity is how a cluster's manager introduces itself.
 type Identity struct {
 	ClusterID, ClusterName string
@@ -93,7 +110,7 @@ func StartManager(ctx context.Context, c *lab.Cluster, id Identity, extraArgs ..
 		"--webhook-url=https://127.0.0.1:" + strconv.Itoa(webhookPort), "--webhook-cert-dir=" + filepath.Join(filepath.Dir(c.Kubeconfig()), "webhook-certs"),
 		"--virtual-kubelet-port=" + strconv.Itoa(kubeletPort),
 	}, extraArgs...)
-	return c.StartExtra(ctx, ManagerProcess, args, lab.HTTPReady("http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz"))
+	return c.StartExtraWithEnv(ctx, ManagerProcess, args, managerEnv(), lab.HTTPReady("http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz"))
 }
 
 // Client returns a controller-runtime client for c with Spillway's kinds.

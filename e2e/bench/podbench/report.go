@@ -140,14 +140,17 @@ func (r Result) Traffic(m Mode) Traffic {
 
 // Report is everything a run measured, as written to JSON.
 type Report struct {
-	StartedAt  time.Time     `json:"startedAt"`
-	CreatorQPS float64       `json:"creatorQPS"`
-	Workers    int           `json:"creatorWorkers"`
-	LabQPS     int           `json:"labQPS"`
-	LabBurst   int           `json:"labBurst"`
-	Provider   string        `json:"provider"`
-	Lab        string        `json:"lab"`
-	Runs       []ReportedRun `json:"runs"`
+	StartedAt  time.Time `json:"startedAt"`
+	CreatorQPS float64   `json:"creatorQPS"`
+	Workers    int       `json:"creatorWorkers"`
+	LabQPS     int       `json:"labQPS"`
+	LabBurst   int       `json:"labBurst"`
+	Provider   string    `json:"provider"`
+	Lab        string    `json:"lab"`
+	// ManagerMemoryLimit is the GOMEMLIMIT the lab's managers ran with
+	// (framework.EnvManagerMemoryLimit); empty for none.
+	ManagerMemoryLimit string        `json:"managerMemoryLimit,omitempty"`
+	Runs               []ReportedRun `json:"runs"`
 }
 
 // ReportedRun is one batch size in the JSON report.

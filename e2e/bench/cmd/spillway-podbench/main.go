@@ -43,6 +43,7 @@ import (
 
 	"github.com/spillway-dev/spillway/e2e/bench/benchcmd"
 	"github.com/spillway-dev/spillway/e2e/bench/podbench"
+	"github.com/spillway-dev/spillway/e2e/framework"
 )
 
 const name = "spillway-podbench"
@@ -55,9 +56,13 @@ func run(ctx context.Context, root string) error {
 		return err
 	}
 	report := podbench.Report{StartedAt: time.Now().UTC(), CreatorQPS: cfg.CreatorQPS, Workers: cfg.CreatorWorkers,
-		LabQPS: cfg.LabQPS.QPS, LabBurst: cfg.LabQPS.Burst, Provider: podbench.ProviderSpec("milan", cfg.Counts), Lab: podbench.LabSpec(cfg)}
+		LabQPS: cfg.LabQPS.QPS, LabBurst: cfg.LabQPS.Burst, Provider: podbench.ProviderSpec("milan", cfg.Counts), Lab: podbench.LabSpec(cfg),
+		ManagerMemoryLimit: os.Getenv(framework.EnvManagerMemoryLimit)}
 	fmt.Printf("bench: pods %v, created at %g/s on every path; controller-manager and scheduler at QPS %d (burst %d) on every cluster; lab %s\n",
 		cfg.Counts, cfg.CreatorQPS, cfg.LabQPS.QPS, cfg.LabQPS.Burst, report.Lab)
+	if report.ManagerMemoryLimit != "" {
+		fmt.Printf("bench: the managers run with GOMEMLIMIT=%s\n", report.ManagerMemoryLimit)
+	}
 	b, err := podbench.Setup(ctx, root, cfg, os.Stderr)
 	defer benchcmd.StopLab(name, b)
 	if err != nil {
@@ -86,6 +91,9 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 		return err
 	}
 	table.WriteString("\n")
+	if report.ManagerMemoryLimit != "" {
+		fmt.Fprintf(&table, "the managers ran with GOMEMLIMIT=%s (%s)\n", report.ManagerMemoryLimit, framework.EnvManagerMemoryLimit)
+	}
 	if err := podbench.WriteMemoryShare(&table, results); err != nil {
 		return err
 	}

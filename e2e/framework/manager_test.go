@@ -1,0 +1,33 @@
+/*
+Copyright 2026 The Spillway Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestManagerGetsAMemoryLimitOnlyWhenAsked(t *testing.T) {
+	t.Setenv(EnvManagerMemoryLimit, "")
+	if env := managerEnv(); len(env) != 0 {
+		t.Fatalf("with %s empty the manager's environment adds %q, want nothing", EnvManagerMemoryLimit, env)
+	}
+	t.Setenv(EnvManagerMemoryLimit, "200MiB")
+	if env := managerEnv(); !slices.Equal(env, []string{"GOMEMLIMIT=200MiB"}) {
+		t.Fatalf("with %s=200MiB the manager's environment adds %q, want GOMEMLIMIT=200MiB", EnvManagerMemoryLimit, env)
+	}
+}
