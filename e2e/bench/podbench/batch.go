@@ -196,7 +196,7 @@ func (b *Bench) measure(ctx context.Context, p path, n int, probe func(before bo
 		return m, err
 	}
 	run := fmt.Sprintf("%s-%d", p.mode, n)
-	apiServers, err := b.startAPIServerProfiles(ctx, n)
+	apiServers, err := b.startAPIServerProfiles(ctx, b.creationTime(n)+5*time.Second)
 	if err != nil {
 		return m, err
 	}
@@ -300,10 +300,11 @@ func (b *Bench) cleanup(ctx context.Context, p path, run string, n int) error {
 }
 
 // startAPIServerProfiles starts CPU profiles of every cluster's API server
-// over a batch's creation, when the lab runs them with profiling
-// (lab.EnvAPIServerProfiling): the offloaded path's excess CPU is mostly
-// the API servers' (issue 17, target 1), which only their own profiles split.
-func (b *Bench) startAPIServerProfiles(ctx context.Context, n int) ([]*profiler, error) {
+// over the next d (a batch's creation, or its rest window), when the lab
+// runs them with profiling (lab.EnvAPIServerProfiling): the offloaded
+// path's excess CPU is mostly the API servers' (issue 17, target 1), which
+// only their own profiles split.
+func (b *Bench) startAPIServerProfiles(ctx context.Context, d time.Duration) ([]*profiler, error) {
 	if os.Getenv(lab.EnvAPIServerProfiling) != "1" {
 		return nil, nil
 	}
@@ -313,7 +314,7 @@ func (b *Bench) startAPIServerProfiles(ctx context.Context, n int) ([]*profiler,
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, startCPUProfile(ctx, fetch, c.Name+"-apiserver", b.creationTime(n)+5*time.Second))
+		out = append(out, startCPUProfile(ctx, fetch, c.Name+"-apiserver", d))
 	}
 	return out, nil
 }

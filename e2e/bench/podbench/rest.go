@@ -56,13 +56,22 @@ func (r RestCPU) perSecond(used time.Duration) float64 {
 // rest measures the lab's processes over Config.Rest with a batch's pods
 // Running. On the offloaded path it also profiles both managers over the
 // window (<cluster>-manager-<n>-rest-{cpu,heap}.pprof): a standing cost
-// in either is theirs to explain.
+// in either is theirs to explain. With lab.EnvAPIServerProfiling it
+// profiles every API server too, on every path
+// (<cluster>-apiserver-<mode>-<n>-rest-{cpu,heap}.pprof).
 func (b *Bench) rest(ctx context.Context, p path, n int) (RestCPU, error) {
 	var profiles []*profiler
 	if p.mode == Offloaded {
 		for _, c := range b.clusters()[:2] {
 			profiles = append(profiles, startCPUProfile(ctx, managerPprof(framework.PprofAddress(c)), c.Name+"-manager", b.Config.Rest))
 		}
+	}
+	// Every path's, so that a difference at rest between paths can be
+	// traced (the twenty-sixth round traced rome's API server's to its
+	// cache consistency check, which lands on whichever path).
+	apiServers, err := b.startAPIServerProfiles(ctx, b.Config.Rest)
+	if err != nil {
+		return RestCPU{}, err
 	}
 	before, err := ReadCPU(b.clusters()...)
 	if err != nil {
@@ -82,6 +91,11 @@ func (b *Bench) rest(ctx context.Context, p path, n int) (RestCPU, error) {
 	r := RestCPU{CPU: after.Since(before), Window: time.Since(start)}
 	for _, prof := range profiles {
 		if err := prof.finish(ctx, filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("%s-%d-rest", prof.name, n), b.log); err != nil {
+			return r, err
+		}
+	}
+	for _, prof := range apiServers {
+		if err := prof.finish(ctx, filepath.Join(b.resultsDir, "pprof"), fmt.Sprintf("%s-%s-%d-rest", prof.name, p.mode, n), b.log); err != nil {
 			return r, err
 		}
 	}
