@@ -43,6 +43,13 @@ type laggingCache struct {
 
 func (c *laggingCache) freeze(sp *virtualkubeletv1alpha1.ShadowPod) { c.frozen = sp.DeepCopy() }
 
+// freezeStored freezes the cache at sp as it is stored now.
+func (c *laggingCache) freezeStored(g Gomega, sp *virtualkubeletv1alpha1.ShadowPod) {
+	stored := &virtualkubeletv1alpha1.ShadowPod{}
+	g.Expect(c.Client.Get(context.Background(), keyOf(sp), stored)).To(Succeed())
+	c.freeze(stored)
+}
+
 func (c *laggingCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if sp, ok := obj.(*virtualkubeletv1alpha1.ShadowPod); ok && c.frozen != nil && key == client.ObjectKeyFromObject(c.frozen) {
 		c.frozen.DeepCopyInto(sp)
@@ -79,9 +86,7 @@ func TestAStatusIsNotWrittenTwiceOffACacheThatMissedTheFirstWrite(t *testing.T) 
 	g := e.g
 	e.mustReconcile(sp) // creates the pod, which is merely starting: nothing written
 	g.Expect(lc.patches).To(BeZero())
-	stored := &virtualkubeletv1alpha1.ShadowPod{}
-	g.Expect(e.c.Get(context.Background(), keyOf(sp), stored)).To(Succeed())
-	lc.freeze(stored) // the cache as it was before the first write
+	lc.freezeStored(g, sp) // the cache as it was before the first write
 
 	e.kubelet(sp, corev1.PodRunning, true)
 	_, got := e.mustReconcile(sp)
@@ -185,3 +190,25 @@ func TestTheStatusWriteSendsTheStatusAloneForMetadataBack(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestARecreationTheCacheHasNotSeenIsStillCounted(t *testing.T) {
+	sp := newShadowPod("web")
+	e, lc := newLaggingEnv(t, sp)
+	g := e.g
+	e.mustReconcile(sp)
+	e.kubelet(sp, corev1.PodRunning, true)
+	e.mustReconcile(sp)
+	lc.freezeStored(g, sp) // the cache stops before the first recreation
+
+	e.deletePod(sp)
+	_, got := e.mustReconcile(sp)
+	g.Expect(condition(got, PodRecreatedCondition).Message).To(HavePrefix("recreated 1 time;"))
+	g.Expect(e.mustPod(sp).Annotations).To(HaveKeyWithValue(virtualkubeletv1alpha1.RecreationsAnnotation, "1"))
+
+	// The new pod is deleted again before the cache has the count.
+	e.deletePod(sp)
+	_, got = e.mustReconcile(sp)
+	g.Expect(e.mustPod(sp).Annotations).To(HaveKeyWithValue(virtualkubeletv1alpha1.RecreationsAnnotation, "2"),
+		"the consumer counts restarts from the pod")
+	g.Expect(condition(got, PodRecreatedCondition).Message).To(HavePrefix("recreated 2 times;"))
+}

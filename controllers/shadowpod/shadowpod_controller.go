@@ -217,9 +217,14 @@ func (r *ShadowPodReconciler) reconcileMissingPod(ctx context.Context, s *scope)
 		fluxstatus.MarkNotReady(sp, true, PodPolicyViolationReason, "%s", msg)
 		return ctrl.Result{}, nil
 	}
+	// The recreations so far: the cache may not show this controller's own
+	// last one yet when the pod it made is deleted again at once (a drain's
+	// retry; kwok replays a deletion onto the new pod of the same name), and
+	// a recreation left uncounted is a restart the consumer never sees.
+	done := max(recreations(sp), r.written.recreations(client.ObjectKeyFromObject(sp), sp.UID))
 	if previous != "" {
 		// The consumer reads the count from the pod it watches.
-		metav1.SetMetaDataAnnotation(&pod.ObjectMeta, virtualkubeletv1alpha1.RecreationsAnnotation, strconv.Itoa(recreations(sp)+1))
+		metav1.SetMetaDataAnnotation(&pod.ObjectMeta, virtualkubeletv1alpha1.RecreationsAnnotation, strconv.Itoa(done+1))
 	}
 	err = r.Create(ctx, pod, client.FieldOwner(fieldOwner))
 	switch {
@@ -237,7 +242,7 @@ func (r *ShadowPodReconciler) reconcileMissingPod(ctx context.Context, s *scope)
 	}
 	if previous != "" {
 		// A pod existed before (its phase was mirrored) and is gone.
-		countRecreation(sp, previous)
+		countRecreation(sp, previous, done)
 	}
 	s.podMerelyStarting = mirrorPod(sp, pod)
 	return ctrl.Result{}, nil

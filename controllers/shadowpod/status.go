@@ -192,9 +192,10 @@ func recreations(sp *virtualkubeletv1alpha1.ShadowPod) int {
 	return n
 }
 
-// countRecreation records one more recreation and why it was needed.
-func countRecreation(sp *virtualkubeletv1alpha1.ShadowPod, previous corev1.PodPhase) {
-	n := recreations(sp) + 1
+// countRecreation records one more recreation after done, and why it was
+// needed.
+func countRecreation(sp *virtualkubeletv1alpha1.ShadowPod, previous corev1.PodPhase, done int) {
+	n := done + 1
 	times := "times"
 	if n == 1 {
 		times = "time"

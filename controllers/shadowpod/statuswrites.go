@@ -67,6 +67,18 @@ func (l *lastWrites) record(key types.NamespacedName, uid types.UID, replaced, s
 	l.by[key] = statusWrite{uid: uid, replaced: *replaced.DeepCopy(), set: *set.DeepCopy()}
 }
 
+// recreations is the recreation count of the last status this controller
+// wrote for the ShadowPod, 0 when it wrote none.
+func (l *lastWrites) recreations(key types.NamespacedName, uid types.UID) int {
+	l.mu.Lock()
+	last, ok := l.by[key]
+	l.mu.Unlock()
+	if !ok || last.uid != uid {
+		return 0
+	}
+	return recreations(&virtualkubeletv1alpha1.ShadowPod{Status: last.set})
+}
+
 // forget drops a ShadowPod that is gone.
 func (l *lastWrites) forget(key types.NamespacedName) {
 	l.mu.Lock()
