@@ -49,19 +49,25 @@ func PprofArg(c *lab.Cluster) string {
 // footprint read right after it, count live objects and not garbage the
 // collector has not reached yet.
 func HeapProfile(ctx context.Context, c *lab.Cluster) ([]byte, error) {
-	url := "http://" + PprofAddress(c) + "/debug/pprof/heap?gc=1"
+	return pprofGet(ctx, c, "heap?gc=1", "heap profile")
+}
+
+// pprofGet reads one of Go's profiles (path under /debug/pprof/) from c's
+// manager started with PprofArg; what names the profile in errors.
+func pprofGet(ctx context.Context, c *lab.Cluster, path, what string) ([]byte, error) {
+	url := "http://" + PprofAddress(c) + "/debug/pprof/" + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("heap profile of %s's manager: %w", c.Name, err)
+		return nil, fmt.Errorf("%s of %s's manager: %w", what, c.Name, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("heap profile of %s's manager: GET %s: %s", c.Name, url, resp.Status)
+		err = fmt.Errorf("%s of %s's manager: GET %s: %s", what, c.Name, url, resp.Status)
 	}
 	return data, err
 }
