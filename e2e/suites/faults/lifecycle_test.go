@@ -21,6 +21,7 @@ package faults_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -204,10 +205,20 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 		if long() {
 			total = 100
 		}
+		// The spec measures what its own peerings leave, so it starts from a
+		// manager holding only what the clusters hold now: one that lived
+		// through the earlier specs' faults may still be restarting watches
+		// after backoffs, which would move its count under the spec (CI once
+		// read 657 goroutines before and 907 after, every peering worker
+		// accounted for). A restarted manager lists everything at start.
+		restartManager(ctx, rome)
+		Expect(framework.Poll(ctx, func(ctx context.Context) error {
+			return framework.NodeReady(ctx, romeC, virtualkubeletv1alpha1.VirtualNodeName("milan"))
+		})).To(Succeed())
 		pid, err := rome.PID(framework.ManagerProcess)
 		Expect(err).NotTo(HaveOccurred())
-		workers := managerMetric(ctx, rome, "spillway_peering_workers")
-		sessions := managerMetric(ctx, rome, "spillway_peering_sessions")
+		workers := settledManagerMetric(ctx, "spillway_peering_workers")
+		sessions := settledManagerMetric(ctx, "spillway_peering_sessions")
 		provider := extraProvider(ctx)
 		cycle := func(prefix string, first, count int) {
 			names := make([]string, 0, count)
@@ -239,11 +250,14 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 		Eventually(func() float64 { return managerMetric(ctx, rome, "spillway_peering_workers") }).WithContext(ctx).WithTimeout(time.Minute).Should(Equal(workers))
 		profiles := filepath.Join(repoRoot, ".lab-e2e", "faults-profiles")
 		beforeProfile := filepath.Join(profiles, "before.pb.gz")
-		before := collectedFootprint(ctx, pid, beforeProfile)
+		before := steadyFootprint(ctx, pid, beforeProfile)
 		afterProfile := filepath.Join(profiles, "after.pb.gz")
 		Expect(os.RemoveAll(afterProfile)).To(Succeed(), "an earlier run's profile is not this run's")
 		// Printed on failure too: it is the first thing to read then.
 		DeferCleanup(printHeapGrowth, beforeProfile, afterProfile)
+		beforeStacks, err := framework.GoroutineStacks(ctx, rome)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(printGoroutineGrowth, beforeStacks)
 		GinkgoWriter.Printf("before: %s; %v peering workers in %v sessions\n", before, workers, sessions)
 		for first := 0; first < total; first += batch {
 			cycle("lifecycle-peer", first, min(batch, total-first))
@@ -259,7 +273,8 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 		Eventually(func(g Gomega) {
 			after = collectedFootprint(ctx, pid, afterProfile)
 			GinkgoWriter.Printf("after: %s\n", after)
-			g.Expect(after.Goroutines).To(BeNumerically("~", before.Goroutines, before.Goroutines/10), "goroutines")
+			g.Expect(after.Goroutines).To(BeNumerically("~", before.Goroutines, before.Goroutines/10),
+				"goroutines; the stacks that grew most since the baseline:\n%s", goroutineGrowthOutside(ctx, before, after, beforeStacks))
 			g.Expect(after.RSSKB).To(BeNumerically("<=", before.RSSKB+before.RSSKB/10), "VmRSS")
 		}).WithContext(ctx).WithTimeout(outage(6*time.Minute, 3*time.Minute)).WithPolling(5 * time.Second).Should(Succeed())
 		GinkgoWriter.Printf("after %d peerings created and deleted: %s; before: %s\n", total, after, before)
@@ -278,6 +293,53 @@ func collectedFootprint(ctx context.Context, pid int, path string) framework.Foo
 	return managerFootprint(ctx, pid)
 }
 
+// settledManagerMetric is series on rome's manager once two readings 5 s
+// apart agree: a manager just started may still be starting its peering's
+// workers.
+func settledManagerMetric(ctx context.Context, series string) float64 {
+	last := math.NaN()
+	var now float64
+	Eventually(func() bool {
+		now = managerMetric(ctx, rome, series)
+		settled := now == last
+		last = now
+		return settled
+	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(5*time.Second).Should(BeTrue(), "%s did not settle", series)
+	return now
+}
+
+// steadyFootprint is collectedFootprint once rome's manager's goroutine
+// count holds still between two readings steadyEvery apart, or the last
+// reading after steadyWithin: a baseline read while the manager is still
+// starting or stopping watches (the suite's milan peering follows every
+// NamespaceOffloading the stand-in peerings touch) would hold a count the
+// manager is not at, and the comparison after would measure that, not a leak.
+func steadyFootprint(ctx context.Context, pid int, path string) framework.Footprint {
+	const steadyEvery, steadyWithin = 5 * time.Second, time.Minute
+	last := collectedFootprint(ctx, pid, path)
+	deadline := time.NewTimer(steadyWithin)
+	defer deadline.Stop()
+	for {
+		tick := time.NewTimer(steadyEvery)
+		select {
+		case <-ctx.Done():
+			tick.Stop()
+			return last
+		case <-deadline.C:
+			tick.Stop()
+			GinkgoWriter.Printf("baseline: the goroutine count did not settle within %s; using the last reading\n", steadyWithin)
+			return last
+		case <-tick.C:
+		}
+		next := collectedFootprint(ctx, pid, path)
+		if diff := next.Goroutines - last.Goroutines; diff <= 2 && diff >= -2 {
+			return next
+		}
+		GinkgoWriter.Printf("baseline: %d goroutines, then %d %s later; reading again\n", last.Goroutines, next.Goroutines, steadyEvery)
+		last = next
+	}
+}
+
 // printHeapGrowth prints where the heap grew between the two profiles; a
 // failure to run pprof (or an after profile never taken) fails nothing.
 func printHeapGrowth(ctx context.Context, before, after string) {
@@ -287,6 +349,35 @@ func printHeapGrowth(ctx context.Context, before, after string) {
 		return
 	}
 	GinkgoWriter.Printf("heap growth (go tool pprof -top -sample_index=inuse_space -base %s %s):\n%s", before, after, growth)
+}
+
+// goroutineGrowthOutside names, for a failure message, the five stacks
+// that grew most since the baseline when the count is outside the spec's
+// ±10 %; within it, nothing is fetched.
+func goroutineGrowthOutside(ctx context.Context, before, after framework.Footprint, beforeStacks map[string]int) string {
+	if d := after.Goroutines - before.Goroutines; d <= before.Goroutines/10 && d >= -before.Goroutines/10 {
+		return ""
+	}
+	return goroutineGrowthSince(ctx, beforeStacks, 5)
+}
+
+// printGoroutineGrowth prints, when the spec failed, the stacks that hold
+// more of rome's manager's goroutines than they did at the baseline: a leak
+// names itself there.
+func printGoroutineGrowth(ctx context.Context, before map[string]int) {
+	if CurrentSpecReport().Failed() {
+		GinkgoWriter.Printf("goroutine growth since the baseline, by stack:\n%s", goroutineGrowthSince(ctx, before, 15))
+	}
+}
+
+// goroutineGrowthSince is the at most limit stacks of rome's manager that
+// hold more goroutines now than in before, as text; a failed read says so.
+func goroutineGrowthSince(ctx context.Context, before map[string]int, limit int) string {
+	now, err := framework.GoroutineStacks(ctx, rome)
+	if err != nil {
+		return "not read: " + err.Error() + "\n"
+	}
+	return framework.FormatGoroutineGrowth(framework.GoroutineGrowth(before, now, limit))
 }
 
 func managerFootprint(ctx context.Context, pid int) framework.Footprint {
