@@ -267,11 +267,12 @@ var _ = Describe("the consumer's manager through peerings created and deleted", 
 			g.Expect(managerMetric(ctx, rome, "spillway_peering_sessions")).To(Equal(sessions))
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 		var after framework.Footprint
+		goroutinesWithin := before.Goroutines / 10
 		Eventually(func(g Gomega) {
 			after = collectedFootprint(ctx, pid, afterProfile)
 			GinkgoWriter.Printf("after: %s\n", after)
-			g.Expect(after.Goroutines).To(BeNumerically("~", before.Goroutines, before.Goroutines/10),
-				"goroutines; the stacks that grew most since the baseline:\n%s", goroutineGrowthOutside(ctx, before, after, beforeStacks))
+			g.Expect(after.Goroutines).To(BeNumerically("~", before.Goroutines, goroutinesWithin),
+				"goroutines; the stacks that grew most since the baseline:\n%s", goroutineGrowthOutside(ctx, after.Goroutines-before.Goroutines, goroutinesWithin, beforeStacks))
 			g.Expect(after.RSSKB).To(BeNumerically("<=", before.RSSKB+before.RSSKB/10), "VmRSS")
 		}).WithContext(ctx).WithTimeout(outage(6*time.Minute, 3*time.Minute)).WithPolling(5 * time.Second).Should(Succeed())
 		GinkgoWriter.Printf("after %d peerings created and deleted: %s; before: %s\n", total, after, before)
@@ -351,10 +352,10 @@ func printHeapGrowth(ctx context.Context, before, after string) {
 }
 
 // goroutineGrowthOutside names, for a failure message, the five stacks
-// that grew most since the baseline when the count is outside the spec's
-// ±10 %; within it, nothing is fetched.
-func goroutineGrowthOutside(ctx context.Context, before, after framework.Footprint, beforeStacks map[string]int) string {
-	if d := after.Goroutines - before.Goroutines; d <= before.Goroutines/10 && d >= -before.Goroutines/10 {
+// that grew most since the baseline when the count moved by more than
+// within; within it, nothing is fetched.
+func goroutineGrowthOutside(ctx context.Context, moved, within int, beforeStacks map[string]int) string {
+	if moved <= within && moved >= -within {
 		return ""
 	}
 	return goroutineGrowthSince(ctx, beforeStacks, 5)
