@@ -61,3 +61,18 @@ func TestProviderRangesGatherEveryRangeTheFlagsName(t *testing.T) {
 		t.Fatalf("a bad --node-cidrs: %v; want an error naming the flag", err)
 	}
 }
+
+func TestTheGatewayMTUReachesTheFabricAndIsBounded(t *testing.T) {
+	cfg, _, err := parseFabricFlags(t).config("rome", "liqo", nil)
+	if err != nil || cfg.MTU != 1420 {
+		t.Fatalf("default --gateway-mtu gave MTU %d, %v; want 1420, the gateway's own default", cfg.MTU, err)
+	}
+	if cfg, _, err = parseFabricFlags(t, "--gateway-mtu=8920").config("rome", "liqo", nil); err != nil || cfg.MTU != 8920 {
+		t.Fatalf("--gateway-mtu=8920 gave MTU %d, %v", cfg.MTU, err)
+	}
+	for _, bad := range []string{"--gateway-mtu=576", "--gateway-mtu=9001"} {
+		if _, _, err := parseFabricFlags(t, bad).config("rome", "liqo", nil); err == nil || !strings.Contains(err.Error(), "--gateway-mtu") {
+			t.Errorf("%s: %v; want an error naming the flag and its range", bad, err)
+		}
+	}
+}

@@ -63,6 +63,9 @@ type Config struct {
 	// puts "ip netns exec <gateway namespace>" there).
 	Command        []string
 	Implementation string
+	// MTU is the tunnel interface's MTU; zero leaves the gateway's default
+	// (1420, which a 1500-byte underlay carries).
+	MTU            int
 	ProbePort      int
 	ProbeInterval  time.Duration
 	ConnectTimeout time.Duration
@@ -173,7 +176,7 @@ func (f *Fabric) Sync(ctx context.Context, peer Peer, remote Published) (publish
 	iface := InterfaceName(f.cfg.ClusterID, peer.ClusterID)
 	plan := GatewayPlan{Role: peer.Role, Interface: iface, ListenPort: key.port,
 		PrivateKeyFile: f.path(iface, ".key"), StatusFile: f.path(iface, ".status.json"), Local: local, Remote: rp, Mapping: m,
-		Implementation: f.cfg.Implementation, ProbePort: f.cfg.ProbePort, ProbeInterval: f.cfg.ProbeInterval, ConnectTimeout: f.cfg.ConnectTimeout}
+		Implementation: f.cfg.Implementation, MTU: f.cfg.MTU, ProbePort: f.cfg.ProbePort, ProbeInterval: f.cfg.ProbeInterval, ConnectTimeout: f.cfg.ConnectTimeout}
 	if err := writeKeyFile(plan.PrivateKeyFile, key.private); err != nil {
 		return nil, State{}, fmt.Errorf("writing the gateway key file under --gateway-state-dir: %w", err)
 	}

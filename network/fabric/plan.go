@@ -88,6 +88,7 @@ type GatewayPlan struct {
 	Remote         Params
 	Mapping        network.Mapping
 	Implementation string
+	MTU            int
 	ProbePort      int
 	ProbeInterval  time.Duration
 	ConnectTimeout time.Duration
@@ -122,6 +123,9 @@ func (p GatewayPlan) Args() []string {
 	}
 	if p.Implementation != "" {
 		args = append(args, "--wireguard-implementation="+p.Implementation)
+	}
+	if p.MTU != 0 {
+		args = append(args, "--mtu="+strconv.Itoa(p.MTU))
 	}
 	if p.ProbePort != 0 {
 		args = append(args, "--probe-port="+strconv.Itoa(p.ProbePort))

@@ -63,3 +63,16 @@ func TestArgsPassTheRemapExplicitly(t *testing.T) {
 }
 
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+func TestArgsPassTheMTUOnlyWhenOneIsSet(t *testing.T) {
+	p := GatewayPlan{Role: Consumer, Local: Params{ClusterID: "rome"}, Remote: Params{ClusterID: "milan"}}
+	for _, a := range p.Args() {
+		if strings.HasPrefix(a, "--mtu") {
+			t.Fatalf("args carry %s without an MTU set: the gateway's own default must apply", a)
+		}
+	}
+	p.MTU = 8920
+	if args := p.Args(); !slices.Contains(args, "--mtu=8920") {
+		t.Fatalf("args %s lack --mtu=8920", strings.Join(args, " "))
+	}
+}
