@@ -89,10 +89,16 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		Expect(rome.PodCIDR()).To(Equal(milan.PodCIDR()), "the lab must give both clusters one pod CIDR")
 		managerArgs := func(c *kubelab.Cluster) []string {
 			addr := map[string]string{"rome": underlayRome, "milan": underlayMilan, "naples": underlayNaples}[c.Name]
-			return []string{"--gateway-address=" + addr, "--pod-cidr=" + c.PodCIDR(), "--service-cidr=" + c.ServiceCIDR(),
+			args := []string{"--gateway-address=" + addr, "--pod-cidr=" + c.PodCIDR(), "--service-cidr=" + c.ServiceCIDR(),
 				"--gateway-command=ip netns exec " + theLab.ns("gw"+c.Name) + " " + filepath.Join(bin, "spillway-gateway"),
 				"--gateway-state-dir=" + filepath.Join(kube.Dir(), c.Name, "gateways"), "--gateway-implementation=userspace",
 				"--gateway-probe-interval=500ms", "--gateway-connect-timeout=10s"}
+			if c.Name == "rome" {
+				// One side below the default: the managed gateway takes the
+				// manager's MTU, and a peering whose ends differ still works.
+				args = append(args, "--gateway-mtu="+strconv.Itoa(romeTunnelMTU))
+			}
+			return args
 		}
 		Expect(framework.QuickStartWith(ctx, root, rome, milan, nil, managerArgs)).To(Succeed())
 		romeC, err = framework.Client(rome)
@@ -185,6 +191,11 @@ var _ = Describe("gateways run by the managers", Ordered, func() {
 		}
 		Expect(provider[sharingv1alpha1.NetworkEndpointKey]).To(HavePrefix(underlayMilan + ":"))
 		Expect(romeSeesMilan(ctx)).NotTo(Equal(milan.PodCIDR()), "both clusters use %s: rome must remap milan", milan.PodCIDR())
+
+		// Each manager's --gateway-mtu is its tunnel's MTU: rome's is set,
+		// milan's is the default.
+		Expect(linkMTU(theLab.ns("gwrome"), fabric.InterfaceName(romeID.ClusterID, milanID.ClusterID))).To(Equal(romeTunnelMTU))
+		Expect(linkMTU(theLab.ns("gwmilan"), fabric.InterfaceName(milanID.ClusterID, romeID.ClusterID))).To(Equal(1420))
 	})
 
 	It("answers a TCP request from rome's pod to milan's pod at its remapped address, and back", func(ctx context.Context) {
@@ -480,4 +491,22 @@ func getHost(url string) (string, error) {
 func gatewayPID(iface string) string {
 	out, _ := exec.Command("pgrep", "-f", "spillway-gateway.*--interface-name="+iface).Output()
 	return strings.TrimSpace(string(out))
+}
+
+// romeTunnelMTU is rome's --gateway-mtu in this suite, under the default.
+const romeTunnelMTU = 1380
+
+// linkMTU is the MTU of the link iface in network namespace ns.
+func linkMTU(ns, iface string) (int, error) {
+	out, err := exec.Command("ip", "-n", ns, "-o", "link", "show", "dev", iface).Output()
+	if err != nil {
+		return 0, fmt.Errorf("ip -n %s link show dev %s: %w", ns, iface, err)
+	}
+	fields := strings.Fields(string(out))
+	for i, f := range fields {
+		if f == "mtu" && i+1 < len(fields) {
+			return strconv.Atoi(fields[i+1])
+		}
+	}
+	return 0, fmt.Errorf("no mtu in %q", out)
 }
