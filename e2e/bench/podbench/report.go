@@ -184,6 +184,9 @@ type ReportedRun struct {
 	TwoHopsVirtualKubelet *ReportedMemory `json:"twoHopsVirtualKubelet,omitempty"`
 	// Local is the reference for the peering's share of that memory.
 	Local *ReportedLocal `json:"local,omitempty"`
+	// Floor is the CPU against two control planes (WriteFloorTable); nil
+	// without the local reference.
+	Floor *ReportedFloor `json:"twoControlPlanes,omitempty"`
 }
 
 // ReportedMemory is a manager's RSS in MiB: fresh, at its peak, at the end;
@@ -293,6 +296,7 @@ func Reported(r Result) ReportedRun {
 	out.VirtualKubelet.IdleLiveHeapMiB, out.VirtualKubelet.LiveHeapMiB, out.VirtualKubelet.DeletedLiveHeapMiB =
 		float64(h.Idle)/mib, float64(h.Running)/mib, float64(h.Deleted)/mib
 	out.Local = reportedLocal(r)
+	out.Floor = reportedFloor(r)
 	if t := r.TwoHops; t != nil {
 		s, two := reported(t.Sample), Summarize(t.Sample)
 		out.TwoHops, out.TwoHopsRatios, out.TwoHopsVsOneHop = &s, ratios(two, v), ratios(two, o)

@@ -106,6 +106,9 @@ func write(dir string, report podbench.Report, results []podbench.Result) error 
 	if err := podbench.WriteCPUTable(&table, results); err != nil {
 		return err
 	}
+	if err := podbench.WriteFloorTable(&table, results); err != nil {
+		return err
+	}
 	if len(results) > 0 && len(results[0].Rest) > 0 {
 		table.WriteString("\n")
 		if err := podbench.WriteRestTable(&table, results); err != nil {
