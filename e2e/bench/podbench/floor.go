@@ -69,37 +69,27 @@ func (s FloorSplit) Offloaded() time.Duration { return s.Provider[1] + s.Consume
 // SplitFloor is r's FloorSplit, and false when r has no local batch to
 // measure rome's control plane with, or no vanilla CPU to divide by.
 func SplitFloor(r Result) (FloorSplit, bool) {
-	if r.Local == nil || len(r.Local.CPU) == 0 || len(r.VanillaCPU) == 0 || len(r.OffloadedCPU) == 0 {
+	if r.Local == nil || len(r.Local.CPU) == 0 || len(r.OffloadedCPU) == 0 {
 		return FloorSplit{}, false
 	}
 	s := FloorSplit{Vanilla: r.VanillaCPU.Total()}
 	if s.Vanilla <= 0 {
 		return FloorSplit{}, false
 	}
-	for k, v := range r.VanillaCPU {
-		switch part(k) {
-		case providerPart:
-			s.Provider[0] += v
-		case restPart:
-			s.Rest[0] += v
-		}
-	}
-	for k, v := range r.Local.CPU {
-		if part(k) == consumerPart {
-			s.Consumer[0] += v
-		}
-	}
-	for k, v := range r.OffloadedCPU {
-		switch part(k) {
-		case providerPart:
-			s.Provider[1] += v
-		case consumerPart:
-			s.Consumer[1] += v
-		default:
-			s.Rest[1] += v
-		}
-	}
+	vanilla, local, offloaded := byPart(r.VanillaCPU), byPart(r.Local.CPU), byPart(r.OffloadedCPU)
+	s.Provider = [2]time.Duration{vanilla[providerPart], offloaded[providerPart]}
+	s.Consumer = [2]time.Duration{local[consumerPart], offloaded[consumerPart]}
+	s.Rest = [2]time.Duration{vanilla[restPart], offloaded[restPart]}
 	return s, true
+}
+
+// byPart sums c by part.
+func byPart(c CPU) [partCount]time.Duration {
+	var out [partCount]time.Duration
+	for k, v := range c {
+		out[part(k)] += v
+	}
+	return out
 }
 
 type cpuPart int
@@ -108,6 +98,7 @@ const (
 	restPart cpuPart = iota
 	providerPart
 	consumerPart
+	partCount
 )
 
 // part places a "<cluster>/<process>" key of CPU: a control-plane process of
